@@ -1,0 +1,127 @@
+/* The public API (include/elfemu.h): a VM ties the address space, the
+ * loader's record, and the CPU together. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "cpu/cpu.h"
+#include "loader/loader.h"
+
+struct elfemu {
+    elfemu_config cfg;
+    char *sysroot;
+    struct mm_space mm;
+    bool loaded;
+    struct ldr_rng rng;
+    struct cpu cpu;
+    elfemu_load_info info;
+};
+
+void elfemu_config_init(elfemu_config *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->log_unimplemented = true;
+}
+
+elfemu *elfemu_create(const elfemu_config *cfg)
+{
+    elfemu *vm = calloc(1, sizeof(*vm));
+    if (!vm)
+        return NULL;
+    if (cfg)
+        vm->cfg = *cfg;
+    else
+        elfemu_config_init(&vm->cfg);
+    if (vm->cfg.sysroot && !(vm->sysroot = strdup(vm->cfg.sysroot))) {
+        free(vm);
+        return NULL;
+    }
+    vm->cfg.sysroot = vm->sysroot;
+    ldr_rng_init(&vm->rng, vm->cfg.have_seed, vm->cfg.seed);
+    return vm;
+}
+
+void elfemu_destroy(elfemu *vm)
+{
+    if (!vm)
+        return;
+    if (vm->loaded)
+        mm_space_destroy(&vm->mm);
+    free(vm->sysroot);
+    free(vm);
+}
+
+int elfemu_load(elfemu *vm, const char *path, char *const argv[], char *const envp[],
+                elfemu_error *err)
+{
+    elfemu_error scratch;
+    if (!err)
+        err = &scratch;
+    if (vm->loaded) {
+        mm_space_destroy(&vm->mm);
+        vm->loaded = false;
+    }
+    struct ldr_params p = { .sysroot = vm->cfg.sysroot, .aslr = vm->cfg.aslr, .rng = &vm->rng };
+    if (ldr_load(&vm->mm, &p, path, argv, envp, &vm->info, err) != 0)
+        return -1;
+    vm->loaded = true;
+    cpu_init(&vm->cpu, &vm->mm, vm->info.bits);
+    vm->cpu.log_unimplemented = vm->cfg.log_unimplemented;
+    vm->cpu.rip = vm->info.entry;
+    vm->cpu.r[R_SP] = vm->info.sp;
+    return 0;
+}
+
+int elfemu_bits(const elfemu *vm)
+{
+    return vm->loaded ? vm->info.bits : 0;
+}
+
+int elfemu_run(elfemu *vm, elfemu_exit *out)
+{
+    if (!vm->loaded)
+        return -1;
+    cpu_run(&vm->cpu);
+    out->signaled = vm->cpu.stop == CPU_SIGNALED;
+    out->code = vm->cpu.stop_code;
+    return 0;
+}
+
+int elfemu_read(elfemu *vm, uint64_t addr, void *buf, size_t len)
+{
+    return vm->loaded ? mm_read(&vm->mm, addr, buf, len) : -EFAULT;
+}
+
+int elfemu_write(elfemu *vm, uint64_t addr, const void *buf, size_t len)
+{
+    return vm->loaded ? mm_write(&vm->mm, addr, buf, len) : -EFAULT;
+}
+
+void elfemu_get_regs(const elfemu *vm, elfemu_regs *out)
+{
+    memcpy(out->gpr, vm->cpu.r, sizeof(out->gpr));
+    out->rip = vm->cpu.rip;
+    out->rflags = vm->cpu.rflags;
+}
+
+size_t elfemu_maps(const elfemu *vm, elfemu_map *out, size_t max)
+{
+    if (!vm->loaded)
+        return 0;
+    for (size_t i = 0; i < vm->mm.vmas.n && i < max; i++) {
+        const struct mm_vma *v = &vm->mm.vmas.v[i];
+        out[i].start = v->start;
+        out[i].end = v->end;
+        out[i].prot = v->prot;
+        out[i].offset = v->offset;
+        snprintf(out[i].name, sizeof(out[i].name), "%s", v->name);
+    }
+    return vm->mm.vmas.n;
+}
+
+const elfemu_load_info *elfemu_get_load_info(const elfemu *vm)
+{
+    return vm->loaded ? &vm->info : NULL;
+}

@@ -1,0 +1,181 @@
+/**
+ * @file elfemu.h
+ * @brief The public embedding API of libelfemu.
+ *
+ * A VM holds one guest process: its address space, its CPU state and what
+ * the loader built.  The life cycle is create -> load -> run -> destroy.
+ * Tools (the elfemu CLI, elfemu-view, elfemu-difftest) use only this header.
+ */
+#ifndef ELFEMU_H
+#define ELFEMU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** An emulated process. */
+typedef struct elfemu elfemu;
+
+/** How a VM is set up; fill with elfemu_config_init() then change fields. */
+typedef struct elfemu_config {
+    /** Randomise the layout like Linux (stack top, stack gap, mmap and PIE bases). */
+    bool aslr;
+    /** When true, every random thing (AT_RANDOM, ASLR offsets) comes from @ref seed. */
+    bool have_seed;
+    /** The seed used when @ref have_seed is true. */
+    uint64_t seed;
+    /** Prefix for absolute interpreter and library paths (qemu's -L), or NULL. */
+    const char *sysroot;
+    /** Log unimplemented instructions and syscalls (on by default). */
+    bool log_unimplemented;
+} elfemu_config;
+
+/** Fill @p cfg with the defaults: deterministic layout, host randomness, no sysroot. */
+void elfemu_config_init(elfemu_config *cfg);
+
+/** Create an empty VM; NULL (with errno set) when out of memory. */
+elfemu *elfemu_create(const elfemu_config *cfg);
+
+/** Free a VM and its guest address space. */
+void elfemu_destroy(elfemu *vm);
+
+/** Why elfemu_load() failed: a one-line message and the shell-like exit status. */
+typedef struct elfemu_error {
+    /** 126: not executable or invalid; 127: not found. */
+    int status;
+    /** "FILE: reason", without a trailing newline. */
+    char message[512];
+} elfemu_error;
+
+/**
+ * Load @p path the way execve() would: #! scripts, the ELF image, its
+ * interpreter, the vDSO, brk and the initial stack with @p argv, @p envp and
+ * the auxiliary vector.  @p argv[0] is passed as given.
+ * @return 0 on success, -1 with @p err filled in on failure.  A VM whose load
+ *         failed must not be run.
+ */
+int elfemu_load(elfemu *vm, const char *path, char *const argv[], char *const envp[],
+                elfemu_error *err);
+
+/** The guest's word size: 64 for x86_64, 32 for ia32 (0 before a load). */
+int elfemu_bits(const elfemu *vm);
+
+/** How the guest ended. */
+typedef struct elfemu_exit {
+    /** True when the guest was killed by a signal, false when it exited. */
+    bool signaled;
+    /** The exit status (0-255) or the signal number. */
+    int code;
+} elfemu_exit;
+
+/** Run the loaded guest until it exits or dies; returns 0 or -1 on emulator error. */
+int elfemu_run(elfemu *vm, elfemu_exit *exit_out);
+
+/** Copy guest memory at @p addr; 0 on success, -EFAULT when not readable. */
+int elfemu_read(elfemu *vm, uint64_t addr, void *buf, size_t len);
+
+/** Copy into guest memory at @p addr; 0 on success, -EFAULT when not mapped. */
+int elfemu_write(elfemu *vm, uint64_t addr, const void *buf, size_t len);
+
+/** The general registers, in the order of the x86 encoding, plus rip and rflags. */
+typedef struct elfemu_regs {
+    uint64_t gpr[16]; /**< rax rcx rdx rbx rsp rbp rsi rdi r8..r15 (ia32: low 32 bits) */
+    uint64_t rip;     /**< instruction pointer */
+    uint64_t rflags;  /**< flags as the guest would see them with pushf */
+} elfemu_regs;
+
+/** Read the registers of the guest's (first) thread. */
+void elfemu_get_regs(const elfemu *vm, elfemu_regs *out);
+
+/** Index of a register in elfemu_regs::gpr. */
+enum { ELFEMU_RAX, ELFEMU_RCX, ELFEMU_RDX, ELFEMU_RBX, ELFEMU_RSP, ELFEMU_RBP,
+       ELFEMU_RSI, ELFEMU_RDI };
+
+/** One mapping of the guest address space (like a line of /proc/self/maps). */
+typedef struct elfemu_map {
+    uint64_t start, end; /**< [start, end), page aligned */
+    int prot;            /**< PROT_READ | PROT_WRITE | PROT_EXEC */
+    uint64_t offset;     /**< file offset of start, 0 for anonymous */
+    char name[256];      /**< file path, "[stack]", "[heap]", "[vdso]", or "" */
+} elfemu_map;
+
+/** Copy up to @p max mappings in address order; returns how many there are. */
+size_t elfemu_maps(const elfemu *vm, elfemu_map *out, size_t max);
+
+/** One PT_LOAD as the loader mapped it. */
+typedef struct elfemu_segment {
+    uint64_t file_off, file_size;  /**< p_offset, p_filesz */
+    uint64_t vaddr, mem_size;      /**< p_vaddr + load bias, p_memsz */
+    uint64_t map_start, map_end;   /**< page range mapped from the file */
+    uint64_t bss_start, bss_end;   /**< zero-filled range [p_vaddr+filesz, p_vaddr+memsz) */
+    int prot;                      /**< PROT_* from p_flags */
+} elfemu_segment;
+
+/** One ELF image the loader placed: the program or its interpreter. */
+typedef struct elfemu_image {
+    char path[4096];      /**< as opened (after the sysroot prefix) */
+    int bits;             /**< 64 or 32 */
+    int type;             /**< ET_EXEC or ET_DYN */
+    int machine;          /**< EM_X86_64 or EM_386 */
+    uint64_t entry;       /**< e_entry + load bias */
+    uint64_t load_bias;   /**< 0 for ET_EXEC */
+    uint64_t phdr_addr;   /**< guest address of the program headers (AT_PHDR) */
+    unsigned phnum, phentsize;
+    unsigned nsegments;
+    elfemu_segment segments[16];
+    uint64_t start, end;  /**< lowest and highest guest address of the image */
+} elfemu_image;
+
+/** One slot of the initial stack, for the figure of --explain and the viewer. */
+typedef enum elfemu_slot_kind {
+    ELFEMU_SLOT_ARGC, ELFEMU_SLOT_ARGV, ELFEMU_SLOT_ENVP, ELFEMU_SLOT_AUXV
+} elfemu_slot_kind;
+
+/** Everything the loader did, recorded for --explain, tests and the viewer. */
+typedef struct elfemu_load_info {
+    int bits;                   /**< 64 or 32 */
+    unsigned nscripts;          /**< #! interpreters followed, outermost first */
+    char scripts[5][4096];      /**< the script paths in the order they were read */
+    elfemu_image program;       /**< the main program */
+    bool has_interp;
+    char interp_request[4096];  /**< PT_INTERP string as found in the program */
+    elfemu_image interp;        /**< valid when has_interp */
+    bool exec_stack;            /**< PT_GNU_STACK asked for PF_X (or no PT_GNU_STACK on ia32) */
+    uint64_t vdso_base, vdso_size, vdso_sysinfo;
+    uint64_t brk_start;
+    uint64_t stack_top, stack_low;  /**< the [stack] mapping */
+    uint64_t mmap_base;             /**< where top-down mmap allocation starts */
+    /* The initial stack, from the top down. */
+    uint64_t execfn_addr;           /**< AT_EXECFN string */
+    uint64_t strings_low;           /**< lowest argument string */
+    uint64_t platform_addr;         /**< AT_PLATFORM string */
+    uint64_t random_addr;           /**< the 16 AT_RANDOM bytes */
+    uint64_t auxv_addr;             /**< first auxv pair */
+    unsigned nauxv;                 /**< pairs including AT_NULL */
+    uint64_t auxv[32][2];           /**< the pairs as written */
+    uint64_t argv_addr, envp_addr;  /**< argv[0] and envp[0] slots */
+    unsigned argc, envc;
+    uint64_t sp;                    /**< initial stack pointer (points at argc) */
+    uint64_t entry;                 /**< where execution starts (interp or program) */
+} elfemu_load_info;
+
+/** What the loader did; valid after a successful elfemu_load(). */
+const elfemu_load_info *elfemu_get_load_info(const elfemu *vm);
+
+/** The AT_ name of an auxv type ("AT_PHDR"), or NULL when unknown. */
+const char *elfemu_auxv_name(uint64_t type);
+
+/**
+ * Write the --explain narrative of the last load to @p out (a FILE *):
+ * each step of the loader, then the initial stack drawn slot by slot.
+ */
+void elfemu_explain(elfemu *vm, void *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,110 @@
+/* Host faults: SIGSEGV/SIGBUS inside the guest space become guest faults.
+ *
+ * The CPU and the syscall layer arm a jump buffer before they touch guest
+ * memory through the host MMU.  A fault whose address lies inside the armed
+ * space is recorded (guest address, read or write) and control returns to
+ * the armed point with siglongjmp, before any state of the faulting
+ * instruction was committed.  Any other fault is an emulator bug: it is
+ * reported on stderr and the process dies with the original signal. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "mm/space.h"
+
+struct fault_arm {
+    const struct mm_space *mm;
+    sigjmp_buf *jmp;
+    struct mm_fault *out;
+};
+
+static __thread struct fault_arm armed;
+static __thread void *altstack;
+
+/* Page-fault error code bit 1: the access was a write (SDM vol. 3, 4.7). */
+#define PF_ERR_WRITE 0x2
+
+static void say(const char *s)
+{
+    ssize_t r = write(STDERR_FILENO, s, strlen(s));
+    (void)r;
+}
+
+static void hex(char *buf, uint64_t v)
+{
+    static const char digits[] = "0123456789abcdef";
+    buf[0] = '0';
+    buf[1] = 'x';
+    for (int i = 0; i < 16; i++)
+        buf[2 + i] = digits[(v >> (60 - 4 * i)) & 15];
+    buf[18] = 0;
+}
+
+static void fault_handler(int sig, siginfo_t *si, void *uc_)
+{
+    ucontext_t *uc = uc_;
+    uint8_t *a = si->si_addr;
+    const struct mm_space *mm = armed.mm;
+    if (mm && armed.jmp && a >= mm->base && a < mm->base + mm->reserved) {
+        armed.out->addr = (uint64_t)(a - mm->base);
+        armed.out->access =
+            (uc->uc_mcontext.gregs[REG_ERR] & PF_ERR_WRITE) ? MM_ACCESS_WRITE : MM_ACCESS_READ;
+        armed.out->host_signo = sig;
+        siglongjmp(*armed.jmp, 1);
+    }
+    char addr[20], pc[20];
+    hex(addr, (uint64_t)(uintptr_t)a);
+    hex(pc, (uint64_t)uc->uc_mcontext.gregs[REG_RIP]);
+    say("elfemu: internal error: ");
+    say(sig == SIGBUS ? "SIGBUS" : "SIGSEGV");
+    say(" at host address ");
+    say(addr);
+    say(mm && a >= mm->base && a < mm->base + mm->reserved
+            ? " inside the guest space with no guest access armed"
+            : " outside the guest space");
+    say(", host pc ");
+    say(pc);
+    say(" (an emulator bug; please report it)\n");
+    signal(sig, SIG_DFL);
+    /* Returning re-executes the faulting access, which now kills us. */
+}
+
+int mm_fault_install(void)
+{
+    static int installed;
+    if (!altstack) {
+        stack_t ss = { .ss_size = 64 * 1024 };
+        ss.ss_sp = altstack = malloc(ss.ss_size);
+        if (!altstack || sigaltstack(&ss, NULL) != 0)
+            return -errno;
+    }
+    if (__atomic_exchange_n(&installed, 1, __ATOMIC_ACQ_REL))
+        return 0;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = fault_handler;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGSEGV, &sa, NULL) != 0 || sigaction(SIGBUS, &sa, NULL) != 0)
+        return -errno;
+    return 0;
+}
+
+void mm_fault_arm(const struct mm_space *mm, sigjmp_buf *jmp, struct mm_fault *out)
+{
+    armed.out = out;
+    armed.jmp = jmp;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    armed.mm = mm;
+}
+
+void mm_fault_disarm(void)
+{
+    armed.mm = NULL;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    armed.jmp = NULL;
+}

@@ -1,0 +1,200 @@
+/* The guest address space: reservation, mappings, protections, copies.
+ *
+ * Unmapping never gives memory back to the host: the range is replaced by a
+ * fresh PROT_NONE reservation, so nothing else in the emulator can ever be
+ * placed inside the guest's space. */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "mm/space.h"
+
+/* Like Linux's vm.mmap_min_addr: the lowest address mmap hands out. */
+#define MM_MMAP_MIN 0x10000ull
+
+/* The host never executes guest code, so guest PROT_EXEC is bookkeeping
+ * only; on x86 an executable page is also readable. */
+static int host_prot(int prot)
+{
+    int p = prot & (PROT_READ | PROT_WRITE);
+    if (prot & PROT_EXEC)
+        p |= PROT_READ;
+    return p;
+}
+
+int mm_space_init(struct mm_space *mm, int bits)
+{
+    memset(mm, 0, sizeof(*mm));
+    mm->bits = bits;
+    mm->size = bits == 32 ? (1ull << 32) : (1ull << 46);
+    mm->reserved = mm->size + MM_GUARD;
+    void *p = mmap(NULL, mm->reserved, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+        return -errno;
+    mm->base = p;
+    return 0;
+}
+
+void mm_space_destroy(struct mm_space *mm)
+{
+    if (mm->base)
+        munmap(mm->base, mm->reserved);
+    mm_vmas_free(&mm->vmas);
+    mm->base = NULL;
+}
+
+static bool range_ok(const struct mm_space *mm, uint64_t start, uint64_t len)
+{
+    return len > 0 && (start & ~MM_PAGE_MASK) == 0 && mm_g2h(mm, start, len) != NULL;
+}
+
+static int reserve_again(struct mm_space *mm, uint64_t start, uint64_t len)
+{
+    void *p = mmap(mm->base + start, len, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+    return p == MAP_FAILED ? -errno : 0;
+}
+
+/* do_mmap()/mprotect(): under READ_IMPLIES_EXEC a readable mapping is executable. */
+static int guest_prot(const struct mm_space *mm, int prot)
+{
+    return (mm->read_implies_exec && (prot & PROT_READ)) ? prot | PROT_EXEC : prot;
+}
+
+int mm_map_anon(struct mm_space *mm, uint64_t start, uint64_t len, int prot, int flags,
+                const char *name)
+{
+    prot = guest_prot(mm, prot);
+    len = mm_page_up(len);
+    if (!range_ok(mm, start, len))
+        return -EINVAL;
+    void *p = mmap(mm->base + start, len, host_prot(prot),
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    if (p == MAP_FAILED)
+        return -errno;
+    struct mm_vma v = { .start = start, .end = start + len, .prot = prot,
+                        .flags = flags | MM_VMA_ANON, .name = (char *)name };
+    int err = mm_vmas_insert(&mm->vmas, &v);
+    if (err)
+        reserve_again(mm, start, len);
+    return err;
+}
+
+int mm_map_file(struct mm_space *mm, uint64_t start, uint64_t len, int prot, int fd,
+                uint64_t offset, const char *name)
+{
+    prot = guest_prot(mm, prot);
+    len = mm_page_up(len);
+    if (!range_ok(mm, start, len) || (offset & ~MM_PAGE_MASK))
+        return -EINVAL;
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return -errno;
+    void *p = mmap(mm->base + start, len, host_prot(prot), MAP_PRIVATE | MAP_FIXED, fd,
+                   (off_t)offset);
+    if (p == MAP_FAILED)
+        return -errno;
+    struct mm_vma v = { .start = start, .end = start + len, .prot = prot, .flags = 0,
+                        .offset = offset, .dev = st.st_dev, .ino = st.st_ino,
+                        .name = (char *)name };
+    int err = mm_vmas_insert(&mm->vmas, &v);
+    if (err)
+        reserve_again(mm, start, len);
+    return err;
+}
+
+int mm_unmap(struct mm_space *mm, uint64_t start, uint64_t len)
+{
+    len = mm_page_up(len);
+    if (!range_ok(mm, start, len))
+        return -EINVAL;
+    int err = reserve_again(mm, start, len);
+    return err ? err : mm_vmas_remove(&mm->vmas, start, start + len);
+}
+
+int mm_protect(struct mm_space *mm, uint64_t start, uint64_t len, int prot)
+{
+    prot = guest_prot(mm, prot);
+    len = mm_page_up(len);
+    if (!range_ok(mm, start, len))
+        return -EINVAL;
+    /* Like mprotect(2): every page of the range must be mapped. */
+    for (uint64_t a = start; a < start + len;) {
+        const struct mm_vma *v = mm_vmas_find(&mm->vmas, a);
+        if (!v)
+            return -ENOMEM;
+        a = v->end;
+    }
+    if (mprotect(mm->base + start, len, host_prot(prot)) != 0)
+        return -errno;
+    return mm_vmas_protect(&mm->vmas, start, start + len, prot);
+}
+
+uint64_t mm_find_free(const struct mm_space *mm, uint64_t len, uint64_t align)
+{
+    len = mm_page_up(len);
+    if (align < MM_PAGE_SIZE)
+        align = MM_PAGE_SIZE;
+    uint64_t hi = mm->mmap_base ? mm->mmap_base : mm->size;
+    if (len == 0 || len > hi)
+        return 0;
+    /* Walk the gaps from the top down, like the kernel's top-down
+     * unmapped_area_topdown(). */
+    for (size_t i = mm->vmas.n + 1; i-- > 0;) {
+        uint64_t gap_lo = i > 0 ? mm->vmas.v[i - 1].end : MM_MMAP_MIN;
+        uint64_t gap_hi = i < mm->vmas.n ? mm->vmas.v[i].start : mm->size;
+        if (gap_hi > hi)
+            gap_hi = hi;
+        if (gap_lo >= gap_hi || gap_hi - gap_lo < len)
+            continue;
+        uint64_t a = (gap_hi - len) & ~(align - 1);
+        if (a >= gap_lo)
+            return a;
+    }
+    return 0;
+}
+
+const struct mm_vma *mm_find_vma(const struct mm_space *mm, uint64_t addr)
+{
+    return mm_vmas_find(&mm->vmas, addr);
+}
+
+bool mm_check(const struct mm_space *mm, uint64_t addr, uint64_t len, int prot)
+{
+    if (len == 0)
+        return true;
+    if (!mm_g2h(mm, addr, len))
+        return false;
+    uint64_t end = addr + len;
+    while (addr < end) {
+        const struct mm_vma *v = mm_vmas_find(&mm->vmas, addr);
+        if (!v)
+            return false;
+        /* On x86 a writable or executable page is also readable. */
+        int have = v->prot;
+        if (have & (PROT_WRITE | PROT_EXEC))
+            have |= PROT_READ;
+        if ((have & prot) != prot)
+            return false;
+        addr = v->end;
+    }
+    return true;
+}
+
+int mm_read(const struct mm_space *mm, uint64_t addr, void *dst, size_t len)
+{
+    if (!mm_check(mm, addr, len, PROT_READ))
+        return -EFAULT;
+    memcpy(dst, mm->base + addr, len);
+    return 0;
+}
+
+int mm_write(const struct mm_space *mm, uint64_t addr, const void *src, size_t len)
+{
+    if (!mm_check(mm, addr, len, PROT_WRITE))
+        return -EFAULT;
+    memcpy(mm->base + addr, src, len);
+    return 0;
+}

@@ -1,0 +1,125 @@
+/* The guest address space: one bounded linear reservation per guest.
+ *
+ * Guest address g lives at host address base + g.  The reservation is
+ * 2^32 bytes for ia32 and 2^46 bytes for x86_64, followed by a PROT_NONE
+ * guard so that an access of up to MM_GUARD bytes that starts inside the
+ * space can never touch emulator memory.  Every guest mapping is a host
+ * mmap/mprotect/munmap with MAP_FIXED inside the reservation, so the host
+ * MMU enforces the guest's permissions. */
+#ifndef MM_SPACE_H
+#define MM_SPACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define MM_PAGE_SIZE 4096ull
+#define MM_PAGE_MASK (~(MM_PAGE_SIZE - 1))
+#define MM_GUARD (1ull << 20)
+
+static inline uint64_t mm_page_down(uint64_t a) { return a & MM_PAGE_MASK; }
+static inline uint64_t mm_page_up(uint64_t a) { return (a + MM_PAGE_SIZE - 1) & MM_PAGE_MASK; }
+
+/* VMA flags (ours, not the host's). */
+enum {
+    MM_VMA_SHARED = 1 << 0,    /* MAP_SHARED file mapping */
+    MM_VMA_ANON = 1 << 1,      /* no backing file */
+    MM_VMA_GROWSDOWN = 1 << 2, /* the stack */
+};
+
+/* One mapping: [start, end), page aligned. */
+struct mm_vma {
+    uint64_t start, end;
+    int prot;         /* PROT_READ | PROT_WRITE | PROT_EXEC */
+    int flags;        /* MM_VMA_* */
+    uint64_t offset;  /* file offset of start */
+    uint64_t dev, ino;
+    char *name;       /* owned: file path, "[stack]", "[heap]", "[vdso]" or "" */
+};
+
+/* The VMA list: a sorted array of non-overlapping mappings. */
+struct mm_vmas {
+    struct mm_vma *v;
+    size_t n, cap;
+};
+
+struct mm_space {
+    uint8_t *base;      /* host address of guest address 0 */
+    uint64_t size;      /* 2^32 or 2^46: every valid guest address is below */
+    size_t reserved;    /* size + MM_GUARD, the host region we own */
+    int bits;           /* 32 or 64 */
+    struct mm_vmas vmas;
+    uint64_t mmap_base; /* top-down allocation starts below this */
+    uint64_t brk_start, brk;
+    bool read_implies_exec; /* personality READ_IMPLIES_EXEC: PROT_READ adds PROT_EXEC */
+};
+
+/* Reserve the space for a 32- or 64-bit guest; 0 or -errno. */
+int mm_space_init(struct mm_space *mm, int bits);
+void mm_space_destroy(struct mm_space *mm);
+
+/* Guest -> host for an access of len bytes at g; NULL when any byte of it
+ * lies outside the guest space.  This is the sandbox's floor: whatever the
+ * guest value, the result points into the reservation or is NULL. */
+static inline void *mm_g2h(const struct mm_space *mm, uint64_t g, uint64_t len)
+{
+    if (len > mm->size || g > mm->size - len)
+        return NULL;
+    return mm->base + g;
+}
+
+/* Map anonymous zero pages / a file at the fixed guest range [start, start+len).
+ * Existing mappings in the range are replaced.  0 or -errno. */
+int mm_map_anon(struct mm_space *mm, uint64_t start, uint64_t len, int prot, int flags,
+                const char *name);
+int mm_map_file(struct mm_space *mm, uint64_t start, uint64_t len, int prot, int fd,
+                uint64_t offset, const char *name);
+int mm_unmap(struct mm_space *mm, uint64_t start, uint64_t len);
+int mm_protect(struct mm_space *mm, uint64_t start, uint64_t len, int prot);
+
+/* A free, page-aligned guest range of len bytes, searched top down from
+ * below mm->mmap_base and aligned to align (a power of two >= page); 0 when none. */
+uint64_t mm_find_free(const struct mm_space *mm, uint64_t len, uint64_t align);
+
+/* The mapping that contains addr, or NULL. */
+const struct mm_vma *mm_find_vma(const struct mm_space *mm, uint64_t addr);
+
+/* True when [addr, addr+len) is wholly mapped with at least prot. */
+bool mm_check(const struct mm_space *mm, uint64_t addr, uint64_t len, int prot);
+
+/* Copy between guest and host memory after mm_check(); 0 or -EFAULT.
+ * mm_write() needs PROT_WRITE, mm_read() PROT_READ. */
+int mm_read(const struct mm_space *mm, uint64_t addr, void *dst, size_t len);
+int mm_write(const struct mm_space *mm, uint64_t addr, const void *src, size_t len);
+
+/* VMA list operations (mm/vma.c): bookkeeping only, no host calls.
+ * insert replaces whatever overlaps [start, end) and merges neighbours. */
+int mm_vmas_insert(struct mm_vmas *l, const struct mm_vma *v);
+int mm_vmas_remove(struct mm_vmas *l, uint64_t start, uint64_t end);
+int mm_vmas_protect(struct mm_vmas *l, uint64_t start, uint64_t end, int prot);
+const struct mm_vma *mm_vmas_find(const struct mm_vmas *l, uint64_t addr);
+void mm_vmas_free(struct mm_vmas *l);
+
+/* ------------------------------------------------------------ faults (mm/fault.c)
+ * A host SIGSEGV/SIGBUS whose address lies in the armed space becomes a
+ * guest fault record and a siglongjmp to the armed jump buffer; any other
+ * fault is an emulator bug and is reported loudly before the process dies. */
+#include <setjmp.h>
+
+enum mm_access { MM_ACCESS_READ, MM_ACCESS_WRITE };
+
+struct mm_fault {
+    uint64_t addr;        /* guest address */
+    enum mm_access access;
+    int host_signo;       /* SIGSEGV or SIGBUS */
+};
+
+/* Install the process-wide handler (idempotent) and an alternate signal
+ * stack for the calling thread.  0 or -errno. */
+int mm_fault_install(void);
+
+/* Per thread: route faults in mm to jmp; the record goes to *out. */
+void mm_fault_arm(const struct mm_space *mm, sigjmp_buf *jmp, struct mm_fault *out);
+void mm_fault_disarm(void);
+
+#endif

@@ -1,0 +1,1 @@
+/* placeholder until the loader suite lands */ int main(void){return 0;}

@@ -1,0 +1,98 @@
+/* elfemu: run a Linux x86_64 or ia32 ELF program in the emulator. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "elfemu.h"
+#include "tools/options.h"
+
+extern char **environ;
+
+/* Like execvp(): a PROGRAM without a slash is looked up in $PATH. */
+static char *resolve(const char *prog)
+{
+    if (strchr(prog, '/'))
+        return strdup(prog);
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    while (*path) {
+        const char *colon = strchr(path, ':');
+        size_t len = colon ? (size_t)(colon - path) : strlen(path);
+        char *cand;
+        if (asprintf(&cand, "%.*s%s%s", (int)len, path, len ? "/" : "", prog) < 0)
+            return NULL;
+        if (access(cand, F_OK) == 0)
+            return cand;
+        free(cand);
+        path += len + (colon ? 1 : 0);
+    }
+    return strdup(prog);
+}
+
+/* End the way the guest ended: its exit status, or death by its signal so
+ * that our parent sees exactly what it would have seen natively. */
+static void exit_like(const elfemu_exit *x)
+{
+    fflush(NULL);
+    if (!x->signaled)
+        exit(x->code);
+    signal(x->code, SIG_DFL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, x->code);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    raise(x->code);
+    exit(128 + x->code);
+}
+
+int main(int argc, char **argv)
+{
+    struct options o;
+    int r = options_parse(&o, argc, argv, environ);
+    if (r != 0)
+        return r > 0 ? 0 : 2;
+    char *path = resolve(o.program);
+    if (!path) {
+        fprintf(stderr, "elfemu: out of memory\n");
+        return 1;
+    }
+    char **gargv = calloc((size_t)o.nargs + 2, sizeof(char *));
+    if (!gargv) {
+        fprintf(stderr, "elfemu: out of memory\n");
+        return 1;
+    }
+    gargv[0] = (char *)(o.argv0 ? o.argv0 : o.program);
+    for (int i = 0; i < o.nargs; i++)
+        gargv[i + 1] = o.args[i];
+
+    elfemu *vm = elfemu_create(&o.cfg);
+    if (!vm) {
+        fprintf(stderr, "elfemu: cannot create the VM\n");
+        return 1;
+    }
+    elfemu_error err;
+    if (elfemu_load(vm, path, gargv, o.env, &err) != 0) {
+        fprintf(stderr, "elfemu: %s\n", err.message);
+        return err.status;
+    }
+    if (o.explain) {
+        elfemu_explain(vm, stdout);
+        fflush(stdout);
+        if (o.explain_only)
+            return 0;
+        printf("Running it:\n");
+        fflush(stdout);
+    }
+    elfemu_exit x;
+    if (elfemu_run(vm, &x) != 0) {
+        fprintf(stderr, "elfemu: internal error: the guest could not be run\n");
+        return 1;
+    }
+    elfemu_destroy(vm);
+    free(gargv);
+    free(path);
+    exit_like(&x);
+}

@@ -1,0 +1,153 @@
+/* Parsing elfemu's command line, in the spirit of qemu-user's options.
+ * Options come before PROGRAM; everything after PROGRAM belongs to it. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/options.h"
+
+void options_usage(FILE *f)
+{
+    fputs("usage: elfemu [options] PROGRAM [ARGS...]\n"
+          "Run a Linux x86_64 or ia32 ELF program (or #! script) in the emulator.\n\n"
+          "  -L, --root DIR     look for the interpreter under DIR first (a sysroot)\n"
+          "  -E VAR=VALUE       set VAR in the guest's environment\n"
+          "  -U VAR             remove VAR from the guest's environment\n"
+          "  -0 ARGV0           pass ARGV0 as argv[0] instead of PROGRAM\n"
+          "  --explain          describe what the loader did and draw the initial stack,\n"
+          "                     then run the program\n"
+          "  --explain-only     the same, without running the program\n"
+          "  --seed N           make every random thing (AT_RANDOM, --aslr offsets)\n"
+          "                     reproducible from the number N\n"
+          "  --aslr             randomise the layout like Linux (default: deterministic)\n"
+          "  -h, --help         show this help\n"
+          "  --version          show the version\n",
+          f);
+}
+
+static int env_find(char **env, const char *name, size_t len)
+{
+    for (int i = 0; env[i]; i++)
+        if (strncmp(env[i], name, len) == 0 && env[i][len] == '=')
+            return i;
+    return -1;
+}
+
+static int env_unset(char **env, const char *name)
+{
+    int i = env_find(env, name, strlen(name));
+    if (i < 0)
+        return 0;
+    free(env[i]);
+    for (; env[i]; i++)
+        env[i] = env[i + 1];
+    return 0;
+}
+
+static char **env_set(char **env, const char *assignment)
+{
+    const char *eq = strchr(assignment, '=');
+    int i = env_find(env, assignment, (size_t)(eq - assignment));
+    char *copy = strdup(assignment);
+    if (!copy)
+        return NULL;
+    if (i >= 0) {
+        free(env[i]);
+        env[i] = copy;
+        return env;
+    }
+    int n = 0;
+    while (env[n])
+        n++;
+    char **e = realloc(env, (size_t)(n + 2) * sizeof(*e));
+    if (!e)
+        return NULL;
+    e[n] = copy;
+    e[n + 1] = NULL;
+    return e;
+}
+
+static int fail(const char *msg, const char *arg)
+{
+    fprintf(stderr, "elfemu: %s%s%s (try --help)\n", msg, arg ? ": " : "", arg ? arg : "");
+    return -1;
+}
+
+int options_parse(struct options *o, int argc, char **argv, char **environ)
+{
+    memset(o, 0, sizeof(*o));
+    elfemu_config_init(&o->cfg);
+    int n = 0;
+    while (environ && environ[n])
+        n++;
+    o->env = calloc((size_t)n + 1, sizeof(char *));
+    if (!o->env)
+        return fail("out of memory", NULL);
+    for (int i = 0; i < n; i++)
+        if (!(o->env[i] = strdup(environ[i])))
+            return fail("out of memory", NULL);
+
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        const char *a = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--")) {
+            i++;
+            break;
+        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            options_usage(stdout);
+            return 1;
+        } else if (!strcmp(a, "--version")) {
+            printf("elfemu 0.1\n");
+            return 1;
+        } else if (!strcmp(a, "--explain")) {
+            o->explain = true;
+        } else if (!strcmp(a, "--explain-only")) {
+            o->explain = o->explain_only = true;
+        } else if (!strcmp(a, "--aslr")) {
+            o->cfg.aslr = true;
+        } else if (!strcmp(a, "--seed") || !strncmp(a, "--seed=", 7)) {
+            const char *s = a[6] == '=' ? a + 7 : val;
+            if (!s)
+                return fail("--seed needs a number", NULL);
+            char *end;
+            errno = 0;
+            o->cfg.seed = strtoull(s, &end, 0);
+            if (errno || *end || !*s)
+                return fail("--seed: not a number", s);
+            o->cfg.have_seed = true;
+            if (a[6] != '=')
+                i++;
+        } else if (!strcmp(a, "-L") || !strcmp(a, "--root")) {
+            if (!val)
+                return fail("-L needs a directory", NULL);
+            o->cfg.sysroot = val;
+            i++;
+        } else if (!strcmp(a, "-E")) {
+            if (!val || !strchr(val, '=') || val[0] == '=')
+                return fail("-E needs VAR=VALUE", val);
+            if (!(o->env = env_set(o->env, val)))
+                return fail("out of memory", NULL);
+            i++;
+        } else if (!strcmp(a, "-U")) {
+            if (!val)
+                return fail("-U needs a variable name", NULL);
+            env_unset(o->env, val);
+            i++;
+        } else if (!strcmp(a, "-0")) {
+            if (!val)
+                return fail("-0 needs an argument", NULL);
+            o->argv0 = val;
+            i++;
+        } else {
+            return fail("unknown option", a);
+        }
+    }
+    if (i >= argc)
+        return fail("no PROGRAM given", NULL);
+    o->program = argv[i];
+    o->args = argv + i + 1;
+    o->nargs = argc - i - 1;
+    return 0;
+}

@@ -1,0 +1,25 @@
+/* Command-line options of the elfemu CLI. */
+#ifndef TOOLS_OPTIONS_H
+#define TOOLS_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "elfemu.h"
+
+struct options {
+    elfemu_config cfg;
+    bool explain, explain_only;
+    const char *argv0;      /* -0: argv[0] for the guest */
+    char **env;             /* the guest's environment (owned) */
+    const char *program;    /* PROGRAM as given */
+    char **args;            /* PROGRAM's arguments, argv-style, after PROGRAM */
+    int nargs;
+};
+
+/* Parse argv; on a usage error prints one line and returns -1, on --help or
+ * --version prints and returns 1, else 0. */
+int options_parse(struct options *o, int argc, char **argv, char **environ);
+void options_usage(FILE *f);
+
+#endif
