@@ -360,7 +360,8 @@ START_TEST(test_soname)
     const char *s = NULL;
     ck_assert_int_eq(ldr_elf_soname(c.image, c.size, &s), 0);
     ck_assert_str_eq(s, c.soname);
-    ck_assert_ptr_eq(ldr_elf_soname(NULL, c.size, &s) == 0 ? s : NULL, NULL);
+    ck_assert_int_eq(ldr_elf_soname(NULL, c.size, &s), -1);
+    ck_assert_int_eq(ldr_elf_soname(c.image, 16, &s), -1);
 }
 END_TEST
 
@@ -535,24 +536,25 @@ END_TEST
 
 /* ------------------------------------------------- hostile images */
 
-/* Run every lookup on (buf, size); whatever it returns must agree with the
- * intact image when it succeeds for the unversioned probe.  The caller
- * cares only that this does not crash or read outside buf. */
-static int poke_all(const struct vdso_case *c, const unsigned char *buf, size_t size)
+/* Run every kind of lookup on the damaged (buf, size).  What they return
+ * is not checked (damage may well leave a symbol findable): the point is
+ * that none crashes or reads outside buf, which the exact-size copies
+ * let a sanitizer build see.  A soname found must lie inside buf. */
+static void poke_all(const struct vdso_case *c, const unsigned char *buf, size_t size)
 {
-    int found = 0;
     uint64_t v;
     const char *s;
-    for (size_t i = 0; i < c->nsyms; i++)
-        for (int hash = LDR_ELF_HASH_ANY; hash <= LDR_ELF_HASH_GNU; hash++)
-            found += ldr_elf_dynsym_via(buf, size, hash, c->syms[i].name, c->syms[i].version,
-                                        &v) == 0;
-    found += ldr_elf_dynsym(buf, size, "__vdso_nonexistent", NULL, &v) == 0;
-    if (ldr_elf_soname(buf, size, &s) == 0) {
-        ck_assert_ptr_ge(s, (const char *)buf);
-        ck_assert_ptr_lt(s + strlen(s), (const char *)buf + size);
+    for (size_t i = 0; i < c->nsyms; i++) {
+        for (int hash = LDR_ELF_HASH_ANY; hash <= LDR_ELF_HASH_GNU; hash++) {
+            ldr_elf_dynsym_via(buf, size, hash, c->syms[i].name, c->syms[i].version, &v);
+            ldr_elf_dynsym_via(buf, size, hash, c->syms[i].name, NULL, &v);
+        }
     }
-    return found;
+    ldr_elf_dynsym(buf, size, "__vdso_nonexistent", NULL, &v);
+    if (ldr_elf_soname(buf, size, &s) == 0) {
+        ck_assert((const unsigned char *)s >= buf);
+        ck_assert((const unsigned char *)s + strlen(s) < buf + size);
+    }
 }
 
 /* Every prefix of the image: short ones must fail; any that succeed
@@ -591,20 +593,17 @@ START_TEST(test_corrupt_fields)
     struct vdso_case c = get_case(_i);
     bool is64 = c.elf_class == ELFCLASS64;
     struct hdr h = read_hdr(&c);
-    uint64_t dyn_pos = find_phdr(&c, PT_DYNAMIC).offset, load_pos = phdr_pos(&c, 0), pos;
-    uint64_t dyn_phdr_pos = 0;
+    uint64_t load_pos = phdr_pos(&c, 0), dyn_phdr_pos = 0;
     for (unsigned i = 0; i < h.phnum; i++)
         if (read_phdr(&c, i).type == PT_DYNAMIC)
             dyn_phdr_pos = phdr_pos(&c, i);
     size_t word = is64 ? 8 : 4;
 #define EH(f) (is64 ? offsetof(Elf64_Ehdr, f) : offsetof(Elf32_Ehdr, f))
 #define PH(f) (is64 ? offsetof(Elf64_Phdr, f) : offsetof(Elf32_Phdr, f))
-    uint64_t hash = dyn_must(&c, DT_HASH), gnu = dyn_must(&c, DT_GNU_HASH);
     uint64_t strsz_pos = 0, syment_pos = 0, symtab_pos = 0;
     ck_assert_int_eq(dyn_lookup(&c, DT_STRSZ, NULL, &strsz_pos), 1);
     ck_assert_int_eq(dyn_lookup(&c, DT_SYMENT, NULL, &syment_pos), 1);
     ck_assert_int_eq(dyn_lookup(&c, DT_SYMTAB, NULL, &symtab_pos), 1);
-    (void)pos;
 
     const struct corruption cases[] = {
         { "magic", EI_MAG0, 0x7e, 1 },
@@ -631,14 +630,11 @@ START_TEST(test_corrupt_fields)
         { "syment", syment_pos + word, 7, word },
         { "symtab huge", symtab_pos + word, ~0ull, word },
         { "symtab tag", symtab_pos, DT_NULL, word },
-        { "no hash at all", hash, 0, 4 }, /* nbucket 0, together with ... */
     };
     for (size_t i = 0; i < COUNT(cases); i++) {
         const struct corruption *k = &cases[i];
         unsigned char *buf = copy_image(&c, c.size);
         wr(buf, k->pos, k->value, k->width);
-        if (strcmp(k->what, "no hash at all") == 0)
-            wr(buf, gnu, 0, 4); /* ... GNU nbuckets 0 */
         ck_assert_msg(ldr_elf_dynsym(buf, c.size, c.probe, c.probe_version, NULL) == -1,
                       "%s: still found after corrupting %s", c.label, k->what);
         poke_all(&c, buf, c.size);
@@ -693,8 +689,8 @@ START_TEST(test_corrupt_hash_tables)
     uint64_t nsyms = rd32(c.image + hash + 4);
     for (uint64_t i = symoffset; i < nsyms; i++)
         buf[chains + 4 * (i - symoffset)] &= 0xfe;
-    ck_assert_int_eq(ldr_elf_dynsym_via(buf, c.size, LDR_ELF_HASH_GNU, "__vdso_nonexistent",
-                                        NULL, NULL), -1);
+    ck_assert_int_eq(ldr_elf_dynsym_via(buf, c.size, LDR_ELF_HASH_GNU, c.probe, "LINUX_9.9",
+                                        NULL), -1);
     free(buf);
 }
 END_TEST
@@ -737,7 +733,8 @@ START_TEST(test_corrupt_versions)
     /* The probe's own Verdef with a wrong hash: not found at its version. */
     vd = verdef;
     for (unsigned n = 0; n < dyn_must(&c, DT_VERDEFNUM); n++) {
-        uint32_t name = rd32(c.image + vd + rd32(c.image + vd + 12));
+        uint64_t aux = vd + rd32(c.image + vd + offsetof(Elf64_Verdef, vd_aux));
+        uint32_t name = rd32(c.image + aux + offsetof(Elf64_Verdaux, vda_name));
         const char *s = (const char *)c.image + dyn_must(&c, DT_STRTAB) + name;
         if (strcmp(s, c.probe_version) == 0) {
             wr(buf, vd + offsetof(Elf64_Verdef, vd_hash), 0x12345, 4);
