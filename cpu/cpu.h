@@ -68,8 +68,9 @@ bool cpu_decode(struct cpu *c, struct cpu_op *op);
 /* Stop the guest as if killed by sig (no guest signal handlers yet). */
 void cpu_raise(struct cpu *c, int sig);
 
-/* The unimplemented-instruction path: log once, then SIGILL. */
-void cpu_unimplemented(struct cpu *c, const uint8_t *bytes, unsigned len);
+/* The unimplemented-instruction path: log once, then SIGILL.  invalid is
+ * true for bytes that are no instruction at all (the CPU's #UD). */
+void cpu_unimplemented(struct cpu *c, const uint8_t *bytes, unsigned len, bool invalid);
 
 /* Format the instruction at bytes (guest address addr) into buf, Intel syntax. */
 void cpu_disasm(int bits, const uint8_t *bytes, unsigned len, uint64_t addr, char *buf,

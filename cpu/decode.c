@@ -139,13 +139,13 @@ bool cpu_decode(struct cpu *c, struct cpu_op *op)
         if (st == ZYDIS_STATUS_NO_MORE_DATA && avail < sizeof(bytes))
             cpu_raise(c, SIGSEGV);
         else
-            cpu_unimplemented(c, bytes, avail);
+            cpu_unimplemented(c, bytes, avail, true);
         return false;
     }
     memset(op, 0, sizeof(*op));
     op->len = in.length;
     if (!select_handler(mode, &in, ops, op)) {
-        cpu_unimplemented(c, bytes, in.length);
+        cpu_unimplemented(c, bytes, in.length, false);
         return false;
     }
     return true;

@@ -25,7 +25,7 @@ void cpu_raise(struct cpu *c, int sig)
     c->stop_code = sig;
 }
 
-void cpu_unimplemented(struct cpu *c, const uint8_t *bytes, unsigned len)
+void cpu_unimplemented(struct cpu *c, const uint8_t *bytes, unsigned len, bool invalid)
 {
     /* Log each address once: a loop over an unknown instruction stays readable. */
     static __thread uint64_t logged[64];
@@ -39,8 +39,8 @@ void cpu_unimplemented(struct cpu *c, const uint8_t *bytes, unsigned len)
         for (unsigned i = 0; i < len && i < 15; i++)
             snprintf(hex + 3 * i, sizeof(hex) - 3 * i, "%02x ", bytes[i]);
         cpu_disasm(c->bits, bytes, len, c->rip, text, sizeof(text));
-        fprintf(stderr, "elfemu: unimplemented instruction at %#llx: %s(%s): SIGILL\n",
-                (unsigned long long)c->rip, hex, text);
+        fprintf(stderr, "elfemu: %s instruction at %#llx: %s(%s): SIGILL\n",
+                invalid ? "invalid" : "unimplemented", (unsigned long long)c->rip, hex, text);
     }
     cpu_raise(c, SIGILL);
 }

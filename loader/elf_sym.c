@@ -309,7 +309,7 @@ static bool version_matches(const struct elf_img *img, const struct elf_dyn *dyn
         return false;
 
     /* Elf32_Verdef and Elf64_Verdef have the same layout.  Each vd_next
-     * moves strictly forward, so the walk ends even without VERDEFNUM. */
+     * moves forward, so the walk ends even without VERDEFNUM. */
     uint64_t count = (dyn->have & HAVE_VERDEFNUM) ? dyn->verdefnum : UINT64_MAX;
     uint64_t vd = dyn->verdef;
     for (uint64_t i = 0; i < count; i++) {
@@ -329,7 +329,9 @@ static bool version_matches(const struct elf_img *img, const struct elf_dyn *dyn
                 return false;
             return vhash == version_hash && str_eq(img, dyn, name, version);
         }
-        if (next == 0 || vd > UINT64_MAX - next)
+        /* Verdefs do not overlap; requiring that also bounds the walk
+         * to a few hundred steps in a vDSO-sized image. */
+        if (next < sizeof(Elf64_Verdef) || vd > UINT64_MAX - next)
             return false;
         vd += next;
     }
@@ -388,13 +390,14 @@ static uint32_t gnu_hash(const char *s)
 }
 
 /* DT_HASH: nbucket, nchain, bucket[nbucket], chain[nchain]; nchain is the
- * number of symbols, so it also bounds the chain walk (a cycle ends). */
+ * number of symbols, so it also bounds the chain walk (a cycle ends).
+ * Both arrays must lie in the image, which keeps that bound small. */
 static bool lookup_sysv(const struct elf_img *img, const struct elf_dyn *dyn,
                         const struct sym_query *q, uint64_t *value)
 {
     uint64_t nbucket, nchain, index;
     if (!rd_u32(img, dyn->hash, &nbucket) || !rd_u32(img, dyn->hash + 4, &nchain) ||
-        nbucket == 0)
+        nbucket == 0 || !span_ok(img, dyn->hash + 8, 4 * (nbucket + nchain)))
         return false;
     uint64_t buckets = dyn->hash + 8, chains = buckets + 4 * nbucket;
     if (!rd_u32(img, buckets + 4 * (elf_hash(q->name) % nbucket), &index))

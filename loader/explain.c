@@ -4,6 +4,7 @@
  * prints is what the guest will really find. */
 #include <elf.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -168,7 +169,12 @@ static void draw_stack(FILE *o, elfemu *vm, const elfemu_load_info *in)
         uint64_t type = read_word(vm, a, w), val = read_word(vm, a + w, w);
         const char *name = elfemu_auxv_name(type);
         char text[64];
-        snprintf(text, sizeof(text), "%s(%" PRIu64 ")=%#" PRIx64, name ? name : "AT_?", type, val);
+        /* Counts and ids in decimal as in the seed's figure, addresses and bit masks in hex. */
+        bool decimal = type == AT_PHENT || type == AT_PHNUM || type == AT_PAGESZ ||
+                       type == AT_CLKTCK || type == AT_UID || type == AT_EUID || type == AT_GID ||
+                       type == AT_EGID || type == AT_SECURE || type == AT_FLAGS || type == 51;
+        snprintf(text, sizeof(text), decimal ? "%s(%" PRIu64 ")=%" PRIu64 : "%s(%" PRIu64 ")=%#" PRIx64,
+                 name ? name : "AT_?", type, val);
         aux_target(in, type, val, mark, sizeof(mark));
         fprintf(o, " %#0*" PRIx64 ": %-50s %s\n", aw, a, text, mark);
     }
