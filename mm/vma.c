@@ -118,8 +118,10 @@ int mm_vmas_remove(struct mm_vmas *l, uint64_t start, uint64_t end)
     size_t i = vmas_lower_bound(l, start), j = i;
     while (j < l->n && l->v[j].end <= end)
         free(l->v[j++].name);
-    memmove(&l->v[i], &l->v[j], (l->n - j) * sizeof(l->v[0]));
-    l->n -= j - i;
+    if (j > i) {
+        memmove(&l->v[i], &l->v[j], (l->n - j) * sizeof(l->v[0]));
+        l->n -= j - i;
+    }
     return 0;
 }
 

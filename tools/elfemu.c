@@ -1,5 +1,6 @@
 /* elfemu: run a Linux x86_64 or ia32 ELF program in the emulator. */
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,47 +53,49 @@ int main(int argc, char **argv)
 {
     struct options o;
     int r = options_parse(&o, argc, argv, environ);
-    if (r != 0)
+    if (r != 0) {
+        options_free(&o);
         return r > 0 ? 0 : 2;
-    char *path = resolve(o.program);
-    if (!path) {
-        fprintf(stderr, "elfemu: out of memory\n");
-        return 1;
     }
+    char *path = resolve(o.program);
     char **gargv = calloc((size_t)o.nargs + 2, sizeof(char *));
-    if (!gargv) {
+    elfemu *vm = elfemu_create(&o.cfg);
+    int status = 1;
+    elfemu_exit x = { false, 0 };
+    bool ran = false;
+    if (!path || !gargv || !vm) {
         fprintf(stderr, "elfemu: out of memory\n");
-        return 1;
+        goto out;
     }
     gargv[0] = (char *)(o.argv0 ? o.argv0 : o.program);
     for (int i = 0; i < o.nargs; i++)
         gargv[i + 1] = o.args[i];
-
-    elfemu *vm = elfemu_create(&o.cfg);
-    if (!vm) {
-        fprintf(stderr, "elfemu: cannot create the VM\n");
-        return 1;
-    }
     elfemu_error err;
     if (elfemu_load(vm, path, gargv, o.env, &err) != 0) {
         fprintf(stderr, "elfemu: %s\n", err.message);
-        return err.status;
+        status = err.status;
+        goto out;
     }
     if (o.explain) {
         elfemu_explain(vm, stdout);
-        fflush(stdout);
-        if (o.explain_only)
-            return 0;
+        if (o.explain_only) {
+            status = 0;
+            goto out;
+        }
         printf("Running it:\n");
         fflush(stdout);
     }
-    elfemu_exit x;
     if (elfemu_run(vm, &x) != 0) {
         fprintf(stderr, "elfemu: internal error: the guest could not be run\n");
-        return 1;
+        goto out;
     }
+    ran = true;
+out:
     elfemu_destroy(vm);
     free(gargv);
     free(path);
-    exit_like(&x);
+    options_free(&o);
+    if (ran)
+        exit_like(&x);
+    return status;
 }

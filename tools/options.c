@@ -151,3 +151,11 @@ int options_parse(struct options *o, int argc, char **argv, char **environ)
     o->nargs = argc - i - 1;
     return 0;
 }
+
+void options_free(struct options *o)
+{
+    for (int i = 0; o->env && o->env[i]; i++)
+        free(o->env[i]);
+    free(o->env);
+    o->env = NULL;
+}

@@ -21,5 +21,7 @@ struct options {
  * --version prints and returns 1, else 0. */
 int options_parse(struct options *o, int argc, char **argv, char **environ);
 void options_usage(FILE *f);
+/* Free what options_parse() allocated. */
+void options_free(struct options *o);
 
 #endif

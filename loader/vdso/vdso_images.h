@@ -1,8 +1,8 @@
 /* The vDSO images the loader maps into every guest.
  *
- * Both are small, real ELF shared objects built from vdso64.S / vdso32.S
- * with vdso.lds at configure-free build time and embedded as byte arrays
- * by embed.cmake (see CMakeLists.txt here).  They are linked at address 0
+ * Both are small, real ELF shared objects linked at build time from
+ * vdso64.S / vdso32.S with vdso.lds and embedded as byte arrays by
+ * embed.cmake (see CMakeLists.txt here).  They are linked at address 0
  * with one PT_LOAD at file offset 0, so a file offset is also the offset
  * from the address the image is mapped at: map the bytes as they are and
  * point AT_SYSINFO_EHDR at them.  Symbol values come from ldr_elf_dynsym()

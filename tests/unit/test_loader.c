@@ -71,11 +71,13 @@ static void read_file_info(const char *path, struct file_info *fi)
         uint64_t off, vaddr, filesz;
         const uint8_t *p = fi->phdrs + (size_t)i * fi->phentsize;
         if (fi->bits == 64) {
-            const Elf64_Phdr *ph = (const void *)p;
-            type = ph->p_type, off = ph->p_offset, vaddr = ph->p_vaddr, filesz = ph->p_filesz;
+            Elf64_Phdr ph;
+            memcpy(&ph, p, sizeof(ph));
+            type = ph.p_type, off = ph.p_offset, vaddr = ph.p_vaddr, filesz = ph.p_filesz;
         } else {
-            const Elf32_Phdr *ph = (const void *)p;
-            type = ph->p_type, off = ph->p_offset, vaddr = ph->p_vaddr, filesz = ph->p_filesz;
+            Elf32_Phdr ph;
+            memcpy(&ph, p, sizeof(ph));
+            type = ph.p_type, off = ph.p_offset, vaddr = ph.p_vaddr, filesz = ph.p_filesz;
         }
         if (type == PT_INTERP)
             fi->has_interp = true;
@@ -213,7 +215,11 @@ static void check_program(const char *name)
         uint8_t ehdr[64];
         ck_assert_int_eq(elfemu_read(vm, base, ehdr, sizeof(ehdr)), 0);
         ck_assert_int_eq(memcmp(ehdr, ELFMAG, SELFMAG), 0);
-        uint64_t ientry = bits == 64 ? ((Elf64_Ehdr *)ehdr)->e_entry : ((Elf32_Ehdr *)ehdr)->e_entry;
+        Elf64_Ehdr e64;
+        Elf32_Ehdr e32;
+        memcpy(&e64, ehdr, sizeof(e64));
+        memcpy(&e32, ehdr, sizeof(e32));
+        uint64_t ientry = bits == 64 ? e64.e_entry : e32.e_entry;
         ck_assert_uint_eq(regs.rip, base + ientry);
         ck_assert_uint_eq(base % 4096, 0);
     } else {
