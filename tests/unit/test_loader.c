@@ -304,6 +304,8 @@ START_TEST(ia32_dynamic) { check_program("showargs_32_dyn"); }
 END_TEST
 START_TEST(ia32_static) { check_program("showargs_32_static"); }
 END_TEST
+START_TEST(ia32_static_pie) { check_program("showargs_32_spie"); }
+END_TEST
 START_TEST(x86_64_asm) { check_program("hello_asm64"); }
 END_TEST
 START_TEST(ia32_asm) { check_program("hello_asm32"); }
@@ -445,6 +447,7 @@ int main(int argc, char **argv)
     tcase_add_test(t, x86_64_static_pie);
     tcase_add_test(t, ia32_dynamic);
     tcase_add_test(t, ia32_static);
+    tcase_add_test(t, ia32_static_pie);
     tcase_add_test(t, x86_64_asm);
     tcase_add_test(t, ia32_asm);
     tcase_add_test(t, determinism_and_seed);
