@@ -47,8 +47,10 @@ void elfemu_destroy(elfemu *vm)
 {
     if (!vm)
         return;
-    if (vm->loaded)
+    if (vm->loaded) {
+        cpu_destroy(&vm->cpu);
         mm_space_destroy(&vm->mm);
+    }
     free(vm->sysroot);
     free(vm);
 }
@@ -60,6 +62,7 @@ int elfemu_load(elfemu *vm, const char *path, char *const argv[], char *const en
     if (!err)
         err = &scratch;
     if (vm->loaded) {
+        cpu_destroy(&vm->cpu);
         mm_space_destroy(&vm->mm);
         vm->loaded = false;
     }

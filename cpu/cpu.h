@@ -1,72 +1,172 @@
-/* CPU state and the interpreter's interface.
+/* CPU state, the decoded op, and the interpreter's interface.
  *
- * This is the seam DESIGN.md describes -- decode (cpu/decode.c) into a
- * compact op, dispatch (cpu/exec.c), one file per instruction family -- with
- * only the handful of instructions the foundation needs (cpu/ops_basic.c).
- * The full instruction set, the block cache and lazy flags come with the
- * CPU core issue; everything not implemented raises SIGILL for the guest and
- * is logged once with its address, bytes and disassembly. */
+ * Decode once, run many times: an instruction is decoded by Zydis once per
+ * address into a struct op (32 bytes, checked below) whose handler was
+ * chosen for its exact operand form and size; ops are grouped into blocks
+ * (cpu/block.c) that end at control transfers.  Handlers never see Zydis.
+ *
+ * Register operands are stored in an op as byte offsets into struct cpu, so
+ * AH..BH need no special case and a missing base or index register points
+ * at the always-zero slot: an effective address is computed without
+ * branches.  rip-relative operands use the rip slot with the instruction
+ * length folded into the displacement.
+ *
+ * Handler contract (what makes faults precise): read memory first, then
+ * write memory, then commit registers and flags, then advance rip.  A fault
+ * (host SIGSEGV in the guest space, or cpu_fault()) longjmps out of the
+ * handler with rip still at the faulting instruction and no register
+ * changed. */
 #ifndef CPU_CPU_H
 #define CPU_CPU_H
 
+#include <setjmp.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "mm/space.h"
 
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+
 enum cpu_reg { R_AX, R_CX, R_DX, R_BX, R_SP, R_BP, R_SI, R_DI,
                R_8, R_9, R_10, R_11, R_12, R_13, R_14, R_15 };
+
+/* Segment slots of seg_base[] (0 = no override: base 0). */
+enum cpu_seg { SEG_NONE, SEG_ES, SEG_CS, SEG_SS, SEG_DS, SEG_FS, SEG_GS };
 
 /* Why the run loop stopped. */
 enum cpu_stop { CPU_RUNNING, CPU_EXITED, CPU_SIGNALED };
 
-struct cpu {
-    uint64_t r[16];
-    uint64_t rip;
-    uint64_t rflags;
-    uint64_t fs_base, gs_base;
-    struct mm_space *mm;
-    int bits;             /* 64 or 32 */
-    enum cpu_stop stop;
-    int stop_code;        /* exit status or signal number */
-    bool log_unimplemented;
-};
-
-struct cpu_op;
-typedef void (*cpu_handler)(struct cpu *c, const struct cpu_op *op);
-
-/* A decoded memory operand: seg:[base + index*scale + disp]; 0xff = none. */
-struct cpu_mem {
-    int64_t disp;
-    uint8_t base, index, scale;
-    uint8_t seg;          /* 0 none, 4 fs, 5 gs */
-    bool rip_relative;
-};
-
-/* One decoded instruction, small and self-contained: no Zydis structures. */
-struct cpu_op {
-    cpu_handler fn;
-    int64_t imm;
-    struct cpu_mem mem;
-    uint8_t len;          /* instruction length */
-    uint8_t size;         /* operand size in bytes */
-    uint8_t dst, src;     /* register indexes */
-};
-
+/* RFLAGS bits (SDM vol. 1, 3.4.3). */
+#define FL_CF 0x0001u
+#define FL_PF 0x0004u
+#define FL_AF 0x0010u
+#define FL_ZF 0x0040u
+#define FL_SF 0x0080u
+#define FL_TF 0x0100u
+#define FL_IF 0x0200u
+#define FL_DF 0x0400u
+#define FL_OF 0x0800u
+#define FL_AC 0x40000u
+#define FL_ID 0x200000u
+#define FL_ARITH (FL_CF | FL_PF | FL_AF | FL_ZF | FL_SF | FL_OF)
 #define RFLAGS_FIXED 0x2u /* bit 1 always reads as 1 */
-#define RFLAGS_IF 0x200u  /* user mode always runs with interrupts enabled */
 
+/* One 128-bit XMM register. */
+typedef union xmm {
+    uint8_t b[16];
+    uint16_t w[8];
+    uint32_t d[4];
+    uint64_t q[2];
+    int8_t sb[16];
+    int16_t sw[8];
+    int32_t sd[4];
+    int64_t sq[2];
+    float f[4];
+    double df[2];
+} __attribute__((aligned(16))) xmm_t;
+
+struct cpu {
+    /* Hot state first: ops address these by byte offset (< 256). */
+    uint64_t r[16];
+    uint64_t zero;          /* always 0: the "no register" of an address */
+    uint64_t rip;
+    /* Lazy flags (cpu/flags.h): the last flag-setting operation. */
+    uint64_t lf_res, lf_dst, lf_src, lf_aux;
+    uint32_t lf_op;
+    uint32_t pad0;
+    uint64_t rflags;        /* DF, TF, AC, ID...; arithmetic flags when lf_op == LF_NONE */
+    uint64_t seg_base[8];   /* indexed by enum cpu_seg */
+    uint8_t *mem;           /* host address of guest 0 */
+    uint64_t mem_limit;     /* 64-bit guests: an access at a > mem_limit faults */
+    int bits;               /* 64 or 32 */
+    enum cpu_stop stop;
+    int stop_code;          /* exit status or signal number */
+    bool log_unimplemented;
+
+    /* SSE */
+    xmm_t xmm[16];
+    uint32_t mxcsr;
+
+    /* x87: physical registers (80-bit values in long double), TOP, tags. */
+    long double fpr[8];
+    uint16_t fcw, fsw;      /* control word; status word without TOP */
+    uint8_t ftop;           /* TOP, 0..7 */
+    uint8_t ftag;           /* bit i set: physical register i is empty */
+    uint16_t fop;           /* last opcode */
+    uint64_t fip, fdp;      /* last instruction and data pointers */
+
+    /* Segment selectors as the guest sees them (mov from sreg). */
+    uint16_t sreg[8];
+
+    struct mm_space *mm;
+    struct cpu_cache *cache; /* decoded blocks (cpu/block.c) */
+    sigjmp_buf *fault_jmp;  /* where cpu_fault() returns to */
+    /* A pending synchronous fault, filled before the longjmp. */
+    int fault_sig, fault_code;
+    uint64_t fault_addr;
+    uint64_t icount;        /* instructions retired (counted per block) */
+};
+
+/* Register slot offsets for ops. */
+#define SLOT_GPR(i) ((uint8_t)((i) * 8))
+#define SLOT_ZERO ((uint8_t)offsetof(struct cpu, zero))
+#define SLOT_RIP ((uint8_t)offsetof(struct cpu, rip))
+_Static_assert(offsetof(struct cpu, rip) < 256, "ops address registers with a byte offset");
+
+struct op;
+typedef void (*cpu_handler)(struct cpu *c, const struct op *op);
+
+/* op->flags */
+#define OPF_ADDR32 0x01  /* 32-bit address size: truncate the effective address */
+#define OPF_LOCK 0x02    /* LOCK prefix */
+#define OPF_REP 0x04     /* REP / REPE */
+#define OPF_REPNE 0x08   /* REPNE */
+#define OPF_END 0x80     /* the last op of its block */
+
+/* One decoded instruction. */
+struct op {
+    cpu_handler fn;
+    int64_t imm;        /* immediate, branch target, or absolute moffs address */
+    int32_t disp;       /* displacement (rip-relative: includes the length) */
+    uint8_t len;        /* instruction length */
+    uint8_t r1, r2;     /* register operands as byte offsets into struct cpu */
+    uint8_t base, index;/* address registers as byte offsets (SLOT_ZERO: none) */
+    uint8_t scale;      /* index shift, 0..3 */
+    uint8_t seg;        /* enum cpu_seg */
+    uint8_t size;       /* operand size in bytes, or a family-specific selector */
+    uint8_t flags;      /* OPF_* */
+    uint8_t x1, x2, x3; /* family-specific (e.g. xmm indexes, condition codes) */
+};
+_Static_assert(sizeof(struct op) == 32, "keep the decoded op at 32 bytes");
+
+/* ------------------------------------------------------------ register access */
+#define GPR8(c, off) (*(uint8_t *)((char *)(c) + (off)))
+#define GPR16(c, off) (*(uint16_t *)((char *)(c) + (off)))
+#define GPR32(c, off) (*(uint32_t *)((char *)(c) + (off)))
+#define GPR64(c, off) (*(uint64_t *)((char *)(c) + (off)))
+
+/* Writes follow the x86_64 rules: 8/16-bit writes merge, 32-bit writes
+ * zero-extend into the 64-bit register. */
+static inline void set_gpr8(struct cpu *c, uint8_t off, uint64_t v) { GPR8(c, off) = (uint8_t)v; }
+static inline void set_gpr16(struct cpu *c, uint8_t off, uint64_t v) { GPR16(c, off) = (uint16_t)v; }
+static inline void set_gpr32(struct cpu *c, uint8_t off, uint64_t v) { GPR64(c, off) = (uint32_t)v; }
+static inline void set_gpr64(struct cpu *c, uint8_t off, uint64_t v) { GPR64(c, off) = v; }
+
+/* ------------------------------------------------------------ lifecycle */
 void cpu_init(struct cpu *c, struct mm_space *mm, int bits);
+void cpu_destroy(struct cpu *c);
 
 /* Run until the guest exits or dies; the reason is in c->stop / c->stop_code. */
 void cpu_run(struct cpu *c);
 
-/* Decode the instruction at c->rip into op; false and a pending guest
- * signal when the bytes cannot be fetched or are not an instruction. */
-bool cpu_decode(struct cpu *c, struct cpu_op *op);
-
-/* Stop the guest as if killed by sig (no guest signal handlers yet). */
+/* Stop the guest as if killed by sig (until guest signal delivery exists). */
 void cpu_raise(struct cpu *c, int sig);
+
+/* A synchronous fault at the current instruction (rip unchanged): SIGSEGV,
+ * SIGFPE, SIGILL, SIGBUS, SIGTRAP with si_code and address.  Does not return. */
+__attribute__((noreturn, cold)) void cpu_fault(struct cpu *c, int sig, int code, uint64_t addr);
 
 /* The unimplemented-instruction path: log once, then SIGILL.  invalid is
  * true for bytes that are no instruction at all (the CPU's #UD). */
@@ -76,16 +176,8 @@ void cpu_unimplemented(struct cpu *c, const uint8_t *bytes, unsigned len, bool i
 void cpu_disasm(int bits, const uint8_t *bytes, unsigned len, uint64_t addr, char *buf,
                 unsigned size);
 
-/* Handlers (cpu/ops_basic.c). */
-void op_mov_Gv_Iv(struct cpu *c, const struct cpu_op *op);
-void op_mov_Gv_Ev_reg(struct cpu *c, const struct cpu_op *op);
-void op_lea_Gv_M(struct cpu *c, const struct cpu_op *op);
-void op_nop(struct cpu *c, const struct cpu_op *op);
-void op_syscall(struct cpu *c, const struct cpu_op *op);
-void op_int80(struct cpu *c, const struct cpu_op *op);
-void op_ud2(struct cpu *c, const struct cpu_op *op);
-void op_int3(struct cpu *c, const struct cpu_op *op);
-void op_privileged(struct cpu *c, const struct cpu_op *op);
+/* Forget decoded code in [start, end) (munmap, mprotect, writes). */
+void cpu_invalidate(struct cpu *c, uint64_t start, uint64_t end);
 
 /* The syscall layer's entry (syscalls/dispatch.c): c->r[] hold the request. */
 void sys_dispatch_64(struct cpu *c);

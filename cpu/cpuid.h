@@ -1,11 +1,13 @@
-/* The CPU model elfemu emulates, as far as the loader and CPUID must agree.
+/* The CPU model elfemu emulates, as CPUID describes it.
  *
- * AT_HWCAP is CPUID.1:EDX of the CPU (boot_cpu_data.x86_capability[CPUID_1_EDX]
- * in the kernel), so it must list exactly the features the interpreter
- * implements: glibc and programs pick code paths from it.  The CPU issue's
- * CPUID handler reports the same bits. */
+ * CPUID must report exactly what the interpreter implements, and nothing
+ * more: glibc and programs pick code paths from it.  AT_HWCAP is
+ * CPUID.1:EDX (boot_cpu_data.x86_capability[CPUID_1_EDX] in the kernel).
+ * When an instruction family lands, its bits are added here. */
 #ifndef CPU_CPUID_H
 #define CPU_CPUID_H
+
+#include <stdint.h>
 
 /* CPUID.1:EDX bits (SDM vol. 2A, CPUID, table 3-11). */
 #define CPUID1_EDX_FPU (1u << 0)
@@ -23,6 +25,23 @@
     (CPUID1_EDX_FPU | CPUID1_EDX_TSC | CPUID1_EDX_CX8 | CPUID1_EDX_SEP | CPUID1_EDX_CMOV |   \
      CPUID1_EDX_CLFSH | CPUID1_EDX_MMX | CPUID1_EDX_FXSR | CPUID1_EDX_SSE | CPUID1_EDX_SSE2)
 
+/* CPUID.1:ECX bits. */
+#define CPUID1_ECX_SSE3 (1u << 0)
+#define CPUID1_ECX_PCLMUL (1u << 1)
+#define CPUID1_ECX_SSSE3 (1u << 9)
+#define CPUID1_ECX_CX16 (1u << 13)
+#define CPUID1_ECX_SSE41 (1u << 19)
+#define CPUID1_ECX_SSE42 (1u << 20)
+#define CPUID1_ECX_MOVBE (1u << 22)
+#define CPUID1_ECX_POPCNT (1u << 23)
+#define CPUID1_ECX_AES (1u << 25)
+#define CPUID1_ECX_XSAVE (1u << 26)
+#define CPUID1_ECX_OSXSAVE (1u << 27)
+#define CPUID1_ECX_RDRAND (1u << 30)
+
+/* What the interpreter implements today. */
+#define CPU_CPUID1_ECX (CPUID1_ECX_CX16)
+
 /* AT_HWCAP2 bits are Linux's own (HWCAP2_RING3MWAIT, HWCAP2_FSGSBASE): none. */
 #define CPU_HWCAP2 0u
 
@@ -31,5 +50,8 @@
  * (512) and its FP_XSTATE_MAGIC2 (4), plus the frame and xsave alignment
  * padding (15 + 63), rounded up to 16. */
 #define CPU_SIGFRAME_SIZE ((440u + 512u + 4u + 15u + 63u + 15u) & ~15u)
+
+/* CPUID leaf/subleaf for a guest of the given width: out = eax ebx ecx edx. */
+void cpu_cpuid(uint32_t leaf, uint32_t subleaf, int bits, uint32_t out[4]);
 
 #endif

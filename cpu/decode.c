@@ -1,116 +1,117 @@
-/* Decoding: guest bytes -> struct cpu_op, through Zydis.
+/* Decoding: guest bytes -> struct op, through Zydis, once per address.
  *
- * The handler is chosen here, once, for the exact operand form, so that the
- * handlers themselves never look at Zydis structures.  Instruction fetch
- * honours the guest's PROT_EXEC (a non-executable stack faults as on Linux). */
+ * Instruction fetch honours the guest's PROT_EXEC: cpu_decode_block()
+ * stops a block before bytes that are not executable, and faults only when
+ * the first instruction of a block cannot be fetched -- as the real CPU
+ * faults only when it gets there. */
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 
-#include <Zydis/Zydis.h>
+#include "cpu/decode.h"
 
-#include "cpu/cpu.h"
-
-/* Map a Zydis general register to our index and width; false for the
- * legacy high-byte registers and everything that is not a GPR. */
-static bool gpr_index(ZydisMachineMode mode, ZydisRegister reg, uint8_t *idx)
+bool dec_gpr(const struct decoder *d, ZydisRegister reg, uint8_t *off)
 {
-    if (reg >= ZYDIS_REGISTER_AH && reg <= ZYDIS_REGISTER_BH)
-        return false;
+    if (reg >= ZYDIS_REGISTER_AH && reg <= ZYDIS_REGISTER_BH) {
+        /* AH, CH, DH, BH: byte 1 of RAX, RCX, RDX, RBX. */
+        *off = (uint8_t)(SLOT_GPR(reg - ZYDIS_REGISTER_AH) + 1);
+        return true;
+    }
+    ZydisMachineMode mode = d->bits == 64 ? ZYDIS_MACHINE_MODE_LONG_64 : ZYDIS_MACHINE_MODE_LEGACY_32;
     ZydisRegister big = ZydisRegisterGetLargestEnclosing(mode, reg);
     if (big >= ZYDIS_REGISTER_RAX && big <= ZYDIS_REGISTER_R15) {
-        *idx = (uint8_t)(big - ZYDIS_REGISTER_RAX);
+        *off = SLOT_GPR(big - ZYDIS_REGISTER_RAX);
         return true;
     }
     if (big >= ZYDIS_REGISTER_EAX && big <= ZYDIS_REGISTER_EDI) {
-        *idx = (uint8_t)(big - ZYDIS_REGISTER_EAX);
+        *off = SLOT_GPR(big - ZYDIS_REGISTER_EAX);
         return true;
     }
     return false;
 }
 
-static bool decode_mem(ZydisMachineMode mode, const ZydisDecodedOperand *o, struct cpu_mem *m)
+bool dec_reg_op(const struct decoder *d, unsigned i, uint8_t *off)
 {
-    memset(m, 0, sizeof(*m));
-    m->base = m->index = 0xff;
-    m->disp = o->mem.disp.has_displacement ? o->mem.disp.value : 0;
-    if (o->mem.base == ZYDIS_REGISTER_RIP || o->mem.base == ZYDIS_REGISTER_EIP)
-        m->rip_relative = true;
-    else if (o->mem.base != ZYDIS_REGISTER_NONE && !gpr_index(mode, o->mem.base, &m->base))
-        return false;
-    if (o->mem.index != ZYDIS_REGISTER_NONE && !gpr_index(mode, o->mem.index, &m->index))
-        return false;
-    m->scale = o->mem.scale ? o->mem.scale : 1;
-    if (o->mem.segment == ZYDIS_REGISTER_FS)
-        m->seg = 4;
-    else if (o->mem.segment == ZYDIS_REGISTER_GS)
-        m->seg = 5;
-    return true;
+    return is_reg(d, i) && dec_gpr(d, d->ops[i].reg.value, off);
 }
 
-/* Choose the handler for a decoded instruction; false when not implemented. */
-static bool select_handler(ZydisMachineMode mode, const ZydisDecodedInstruction *in,
-                           const ZydisDecodedOperand *ops, struct cpu_op *op)
+static enum cpu_seg seg_of(ZydisRegister r)
 {
-    op->size = (uint8_t)(in->operand_width / 8);
-    switch (in->mnemonic) {
-    case ZYDIS_MNEMONIC_MOV:
-        if (ops[0].type != ZYDIS_OPERAND_TYPE_REGISTER || !gpr_index(mode, ops[0].reg.value, &op->dst))
-            return false;
-        if (ops[1].type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
-            op->imm = ops[1].imm.value.s;
-            op->fn = op_mov_Gv_Iv;
-            return true;
-        }
-        if (ops[1].type == ZYDIS_OPERAND_TYPE_REGISTER && gpr_index(mode, ops[1].reg.value, &op->src)) {
-            op->fn = op_mov_Gv_Ev_reg;
-            return true;
-        }
-        return false;
-    case ZYDIS_MNEMONIC_LEA:
-        if (!gpr_index(mode, ops[0].reg.value, &op->dst) || !decode_mem(mode, &ops[1], &op->mem))
-            return false;
-        op->fn = op_lea_Gv_M;
-        return true;
-    case ZYDIS_MNEMONIC_NOP:
-    case ZYDIS_MNEMONIC_ENDBR64:
-    case ZYDIS_MNEMONIC_ENDBR32:
-        op->fn = op_nop;
-        return true;
-    case ZYDIS_MNEMONIC_SYSCALL:
-        if (mode != ZYDIS_MACHINE_MODE_LONG_64)
-            return false;
-        op->fn = op_syscall;
-        return true;
-    case ZYDIS_MNEMONIC_INT:
-        if (ops[0].imm.value.u != 0x80 || mode == ZYDIS_MACHINE_MODE_LONG_64) {
-            /* Linux: int $n for n other than 0x80 (ia32) is a #GP -> SIGSEGV. */
-            op->fn = op_privileged;
-            return true;
-        }
-        op->fn = op_int80;
-        return true;
-    case ZYDIS_MNEMONIC_INT3:
-        op->fn = op_int3;
-        return true;
-    case ZYDIS_MNEMONIC_UD2:
-    case ZYDIS_MNEMONIC_UD0:
-    case ZYDIS_MNEMONIC_UD1:
-        op->fn = op_ud2;
-        return true;
-    case ZYDIS_MNEMONIC_HLT:
-    case ZYDIS_MNEMONIC_CLI:
-    case ZYDIS_MNEMONIC_STI:
-    case ZYDIS_MNEMONIC_IN:
-    case ZYDIS_MNEMONIC_OUT:
-        op->fn = op_privileged;
-        return true;
-    default:
-        return false;
+    switch (r) {
+    case ZYDIS_REGISTER_FS: return SEG_FS;
+    case ZYDIS_REGISTER_GS: return SEG_GS;
+    /* Linux runs every process with flat ES/CS/SS/DS (base 0). */
+    default: return SEG_NONE;
     }
 }
 
-bool cpu_decode(struct cpu *c, struct cpu_op *op)
+bool dec_mem_op(const struct decoder *d, unsigned i)
+{
+    const ZydisDecodedOperand *o = &d->ops[i];
+    struct op *op = d->op;
+    if (o->type != ZYDIS_OPERAND_TYPE_MEMORY)
+        return false;
+    int64_t disp = o->mem.disp.has_displacement ? o->mem.disp.value : 0;
+    op->base = op->index = SLOT_ZERO;
+    op->scale = 0;
+    if (o->mem.base == ZYDIS_REGISTER_RIP || o->mem.base == ZYDIS_REGISTER_EIP) {
+        /* [rip + disp] is relative to the next instruction: fold the length in. */
+        op->base = SLOT_RIP;
+        disp += d->in->length;
+    } else if (o->mem.base != ZYDIS_REGISTER_NONE && !dec_gpr(d, o->mem.base, &op->base)) {
+        return false;
+    }
+    if (o->mem.index != ZYDIS_REGISTER_NONE) {
+        if (!dec_gpr(d, o->mem.index, &op->index))
+            return false; /* VSIB and the like belong to AVX */
+        op->scale = (uint8_t)__builtin_ctz(o->mem.scale ? o->mem.scale : 1);
+    }
+    if (disp != (int32_t)disp) {
+        /* Only 32-bit address arithmetic produces these: it wraps anyway. */
+        if (d->in->address_width != 32)
+            return false;
+        disp = (int32_t)(uint32_t)disp;
+    }
+    op->disp = (int32_t)disp;
+    if (d->in->address_width == 32)
+        op->flags |= OPF_ADDR32;
+    else if (d->in->address_width == 16)
+        return false; /* 16-bit addressing: no compiler emits it */
+    op->seg = (uint8_t)seg_of(o->mem.segment);
+    return true;
+}
+
+int64_t dec_imm(const struct decoder *d, unsigned i)
+{
+    const ZydisDecodedOperand *o = &d->ops[i];
+    if (o->imm.is_relative)
+        return (int64_t)(d->rip + d->in->length + (uint64_t)o->imm.value.s);
+    return o->imm.is_signed ? o->imm.value.s : (int64_t)o->imm.value.u;
+}
+
+int dec_xmm(const struct decoder *d, unsigned i)
+{
+    if (!is_reg(d, i))
+        return -1;
+    ZydisRegister r = d->ops[i].reg.value;
+    if (r >= ZYDIS_REGISTER_XMM0 && r <= ZYDIS_REGISTER_XMM15)
+        return (int)(r - ZYDIS_REGISTER_XMM0);
+    return -1;
+}
+
+typedef bool (*family_decoder)(struct decoder *d);
+
+/* Most frequent first: the order only affects decode time. */
+static const family_decoder families[] = {
+    dec_mov, dec_alu, dec_control, dec_stack, dec_shift, dec_muldiv, dec_bits,
+    dec_string, dec_system, dec_sse_int, dec_sse_fp, dec_sse_ext, dec_x87,
+};
+
+/* Decode one instruction at rip from bytes[0..avail) into op.
+ * Returns the length (0 when the bytes run out before the instruction
+ * ends); *ends_block is set for instructions that end a block. */
+unsigned cpu_decode_one(struct cpu *c, uint64_t rip, const uint8_t *bytes, unsigned avail,
+                        struct op *op, bool *ends_block)
 {
     static __thread ZydisDecoder dec64, dec32;
     static __thread bool ready;
@@ -119,34 +120,41 @@ bool cpu_decode(struct cpu *c, struct cpu_op *op)
         ZydisDecoderInit(&dec32, ZYDIS_MACHINE_MODE_LEGACY_32, ZYDIS_STACK_WIDTH_32);
         ready = true;
     }
-    /* Fetch up to 15 bytes, stopping where executable memory ends. */
-    uint8_t bytes[ZYDIS_MAX_INSTRUCTION_LENGTH];
-    unsigned avail = 0;
-    while (avail < sizeof(bytes) && mm_check(c->mm, c->rip + avail, 1, PROT_EXEC))
-        avail++;
-    if (avail == 0) {
-        cpu_raise(c, SIGSEGV);
-        return false;
-    }
-    memcpy(bytes, c->mm->base + c->rip, avail);
-    ZydisMachineMode mode = c->bits == 64 ? ZYDIS_MACHINE_MODE_LONG_64
-                                          : ZYDIS_MACHINE_MODE_LEGACY_32;
     ZydisDecodedInstruction in;
     ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+    memset(op, 0, sizeof(*op));
+    op->base = op->index = SLOT_ZERO;
     ZyanStatus st = ZydisDecoderDecodeFull(c->bits == 64 ? &dec64 : &dec32, bytes, avail, &in, ops);
     if (!ZYAN_SUCCESS(st)) {
-        /* Bytes cut off by the end of executable memory fault; garbage is #UD. */
-        if (st == ZYDIS_STATUS_NO_MORE_DATA && avail < sizeof(bytes))
-            cpu_raise(c, SIGSEGV);
-        else
-            cpu_unimplemented(c, bytes, avail, true);
-        return false;
+        if (st == ZYDIS_STATUS_NO_MORE_DATA && avail < ZYDIS_MAX_INSTRUCTION_LENGTH)
+            return 0;
+        op->fn = op_invalid;
+        op->len = 1;
+        *ends_block = true;
+        return 1;
     }
-    memset(op, 0, sizeof(*op));
     op->len = in.length;
-    if (!select_handler(mode, &in, ops, op)) {
-        cpu_unimplemented(c, bytes, in.length, false);
-        return false;
+    if (in.attributes & ZYDIS_ATTRIB_HAS_LOCK)
+        op->flags |= OPF_LOCK;
+    if (in.attributes & (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE))
+        op->flags |= OPF_REP;
+    if (in.attributes & ZYDIS_ATTRIB_HAS_REPNE)
+        op->flags |= OPF_REPNE;
+    struct decoder d = { .in = &in, .ops = ops, .op = op, .bits = c->bits, .rip = rip };
+    for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
+        if (families[i](&d)) {
+            *ends_block = d.ends_block;
+            return in.length;
+        }
+        /* A family may have filled fields before giving up: start clean. */
+        uint8_t len = op->len, flags = op->flags;
+        memset(op, 0, sizeof(*op));
+        op->base = op->index = SLOT_ZERO;
+        op->len = len;
+        op->flags = flags;
+        d.ends_block = false;
     }
-    return true;
+    op->fn = op_unimplemented;
+    *ends_block = true;
+    return in.length;
 }

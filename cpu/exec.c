@@ -1,28 +1,55 @@
-/* The dispatch loop and the ways a guest stops.
+/* The dispatch loop, and the ways a guest stops.
  *
- * For now each step decodes the instruction at rip and calls its handler;
- * the block cache of the CPU core issue slots in here without changing the
- * handlers' signature. */
-#include <setjmp.h>
+ * The loop finds the block at rip (through the previous block's successor
+ * links when they are current, else the hash), runs its ops back to back,
+ * and counts instructions per block.  Everything that must stop the guest
+ * mid-block (faults, unimplemented instructions) longjmps here. */
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "cpu/cpu.h"
+#include "cpu/block.h"
+#include "cpu/decode.h"
+#include "cpu/flags.h"
 
 void cpu_init(struct cpu *c, struct mm_space *mm, int bits)
 {
     memset(c, 0, sizeof(*c));
     c->mm = mm;
+    c->mem = mm->base;
+    /* Accesses may run up to MM_GUARD bytes past the limit into the guard. */
+    c->mem_limit = mm->size - 1;
     c->bits = bits;
-    c->rflags = RFLAGS_FIXED | RFLAGS_IF;
+    c->rflags = RFLAGS_FIXED | FL_IF;
+    c->lf_op = LF_NONE;
     c->log_unimplemented = true;
+    c->mxcsr = 0x1f80;          /* all exceptions masked, round to nearest */
+    c->fcw = 0x37f;             /* Linux's initial x87 control word */
+    c->ftag = 0xff;             /* all x87 registers empty */
+    /* The selectors Linux gives user processes (__USER_CS/__USER_DS). */
+    c->sreg[SEG_CS] = bits == 64 ? 0x33 : 0x23;
+    c->sreg[SEG_SS] = c->sreg[SEG_DS] = c->sreg[SEG_ES] = 0x2b;
+    cpu_cache_create(c);
+}
+
+void cpu_destroy(struct cpu *c)
+{
+    cpu_cache_destroy(c);
 }
 
 void cpu_raise(struct cpu *c, int sig)
 {
     c->stop = CPU_SIGNALED;
     c->stop_code = sig;
+}
+
+void cpu_fault(struct cpu *c, int sig, int code, uint64_t addr)
+{
+    c->fault_sig = sig;
+    c->fault_code = code;
+    c->fault_addr = addr;
+    siglongjmp(*c->fault_jmp, 2);
 }
 
 void cpu_unimplemented(struct cpu *c, const uint8_t *bytes, unsigned len, bool invalid)
@@ -42,7 +69,26 @@ void cpu_unimplemented(struct cpu *c, const uint8_t *bytes, unsigned len, bool i
         fprintf(stderr, "elfemu: %s instruction at %#llx: %s(%s): SIGILL\n",
                 invalid ? "invalid" : "unimplemented", (unsigned long long)c->rip, hex, text);
     }
-    cpu_raise(c, SIGILL);
+    cpu_fault(c, SIGILL, invalid ? 1 /* ILL_ILLOPC */ : 2 /* ILL_ILLOPN */, c->rip);
+}
+
+static void log_op(struct cpu *c, const struct op *op, bool invalid)
+{
+    uint8_t bytes[15] = { 0 };
+    unsigned n = op->len ? op->len : 1;
+    if (mm_read(c->mm, c->rip, bytes, n) != 0)
+        n = 0;
+    cpu_unimplemented(c, bytes, n, invalid);
+}
+
+void op_unimplemented(struct cpu *c, const struct op *op)
+{
+    log_op(c, op, false);
+}
+
+void op_invalid(struct cpu *c, const struct op *op)
+{
+    log_op(c, op, true);
 }
 
 void cpu_run(struct cpu *c)
@@ -50,20 +96,50 @@ void cpu_run(struct cpu *c)
     sigjmp_buf jmp;
     struct mm_fault fault;
     mm_fault_install();
-    if (sigsetjmp(jmp, 0)) {
-        /* A guest access faulted in the host MMU: the instruction did not
-         * complete, rip still points at it. */
+    c->fault_jmp = &jmp;
+    c->stop = CPU_RUNNING;
+    int why = sigsetjmp(jmp, 0);
+    if (why) {
+        /* A guest access faulted in the host MMU (1) or a handler raised a
+         * fault (2): the instruction did not complete, rip points at it. */
         mm_fault_disarm();
-        cpu_raise(c, fault.host_signo == SIGBUS ? SIGBUS : SIGSEGV);
+        if (why == 1)
+            cpu_raise(c, fault.host_signo == SIGBUS ? SIGBUS : SIGSEGV);
+        else
+            cpu_raise(c, c->fault_sig);
         return;
     }
     mm_fault_arm(c->mm, &jmp, &fault);
-    c->stop = CPU_RUNNING;
-    struct cpu_op op;
+    struct block *prev = NULL;
     while (c->stop == CPU_RUNNING) {
-        if (!cpu_decode(c, &op))
-            break;
-        op.fn(c, &op);
+        if (prev && prev->retired)
+            prev = NULL; /* invalidated while it ran: about to be freed */
+        cpu_cache_free_retired(c);
+        uint64_t rip = c->rip, epoch = cpu_cache_epoch(c);
+        struct block *b;
+        if (prev && prev->succ_epoch == epoch && prev->succ_rip[0] == rip)
+            b = prev->succ[0];
+        else if (prev && prev->succ_epoch == epoch && prev->succ_rip[1] == rip)
+            b = prev->succ[1];
+        else {
+            b = cpu_block_lookup(c, rip);
+            if (prev) {
+                if (prev->succ_epoch != cpu_cache_epoch(c)) {
+                    prev->succ_epoch = cpu_cache_epoch(c);
+                    prev->succ_rip[0] = prev->succ_rip[1] = ~0ull;
+                }
+                prev->succ[1] = prev->succ[0];
+                prev->succ_rip[1] = prev->succ_rip[0];
+                prev->succ[0] = b;
+                prev->succ_rip[0] = rip;
+            }
+        }
+        const struct op *op = b->ops, *end = op + b->nops;
+        do
+            op->fn(c, op);
+        while (++op != end);
+        c->icount += b->nops;
+        prev = b;
     }
     mm_fault_disarm();
 }

@@ -23,6 +23,7 @@ struct fault_arm {
 };
 
 static __thread struct fault_arm armed;
+static bool (*code_hook)(uint64_t addr);
 static __thread void *altstack;
 
 /* Page-fault error code bit 1: the access was a write (SDM vol. 3, 4.7). */
@@ -50,9 +51,13 @@ static void fault_handler(int sig, siginfo_t *si, void *uc_)
     uint8_t *a = si->si_addr;
     const struct mm_space *mm = armed.mm;
     if (mm && armed.jmp && a >= mm->base && a < mm->base + mm->reserved) {
+        bool write = (uc->uc_mcontext.gregs[REG_ERR] & PF_ERR_WRITE) != 0;
+        /* A write to a page holding decoded code: forget that code, make the
+         * page writable again and let the store run once more. */
+        if (write && code_hook && code_hook((uint64_t)(a - mm->base)))
+            return;
         armed.out->addr = (uint64_t)(a - mm->base);
-        armed.out->access =
-            (uc->uc_mcontext.gregs[REG_ERR] & PF_ERR_WRITE) ? MM_ACCESS_WRITE : MM_ACCESS_READ;
+        armed.out->access = write ? MM_ACCESS_WRITE : MM_ACCESS_READ;
         armed.out->host_signo = sig;
         siglongjmp(*armed.jmp, 1);
     }
@@ -92,6 +97,11 @@ int mm_fault_install(void)
     if (sigaction(SIGSEGV, &sa, NULL) != 0 || sigaction(SIGBUS, &sa, NULL) != 0)
         return -errno;
     return 0;
+}
+
+void mm_fault_set_code_hook(bool (*hook)(uint64_t addr))
+{
+    code_hook = hook;
 }
 
 void mm_fault_arm(const struct mm_space *mm, sigjmp_buf *jmp, struct mm_fault *out)

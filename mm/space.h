@@ -122,4 +122,9 @@ int mm_fault_install(void);
 void mm_fault_arm(const struct mm_space *mm, sigjmp_buf *jmp, struct mm_fault *out);
 void mm_fault_disarm(void);
 
+/* The CPU's hook for writes to pages it write-protected because they hold
+ * decoded code: returns true when it handled the fault (the write is then
+ * retried). */
+void mm_fault_set_code_hook(bool (*hook)(uint64_t addr));
+
 #endif

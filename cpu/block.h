@@ -1,0 +1,43 @@
+/* The decoded-block cache: blocks of ops keyed by guest address.
+ *
+ * A block is a run of ops that ends at a control transfer (or after
+ * BLOCK_MAX_OPS, or before bytes that cannot be fetched).  Blocks are found
+ * through a hash of their start address, and each block remembers the
+ * blocks that followed it (succ[]) so that hot loops skip the hash.
+ *
+ * Invalidation: decoding from a page the guest may write makes that page
+ * read-only on the host; the guest's first write to it faults, the page's
+ * blocks are retired, the page becomes writable again and the write is
+ * retried (self-modifying code and JITs work).  munmap/mprotect/mremap call
+ * cpu_invalidate().  Retired blocks are freed at the next block boundary;
+ * successor links are trusted only while their epoch is the cache's. */
+#ifndef CPU_BLOCK_H
+#define CPU_BLOCK_H
+
+#include "cpu/cpu.h"
+
+#define BLOCK_MAX_OPS 64
+
+struct block {
+    uint64_t start, end;        /* guest range of its instructions */
+    struct block *hnext;        /* hash chain */
+    struct block *rnext;        /* retired list */
+    struct block *succ[2];      /* the last two blocks that followed */
+    uint64_t succ_rip[2];
+    uint64_t succ_epoch;
+    uint32_t nops;
+    bool retired;
+    struct op ops[];
+};
+
+struct block *cpu_block_lookup(struct cpu *c, uint64_t rip);
+void cpu_cache_free_retired(struct cpu *c);
+int cpu_cache_create(struct cpu *c);
+void cpu_cache_destroy(struct cpu *c);
+uint64_t cpu_cache_epoch(const struct cpu *c);
+
+/* Decode one instruction (cpu/decode.c). */
+unsigned cpu_decode_one(struct cpu *c, uint64_t rip, const uint8_t *bytes, unsigned avail,
+                        struct op *op, bool *ends_block);
+
+#endif

@@ -1,0 +1,71 @@
+/* CPUID: the emulated processor.  Vendor "GenuineIntel" so that glibc's
+ * init_cpu_features() takes its well-trodden Intel path (cache sizes from
+ * leaf 4); family 6, a model number no real Intel part uses (0xff), so
+ * that no model-specific quirk list matches; the brand string says what it
+ * is.  Feature bits: cpu/cpuid.h. */
+#include <string.h>
+
+#include "cpu/cpuid.h"
+
+/* Leaf 4: deterministic cache parameters (SDM vol. 2A, table 3-8).
+ * 32 KiB 8-way L1d and L1i, 1 MiB 16-way L2, 32 MiB 16-way L3, 64-byte lines. */
+static void cache_leaf(uint32_t sub, uint32_t out[4])
+{
+    static const struct { uint32_t type, level, ways, sets; } caches[] = {
+        { 1, 1, 8, 64 }, { 2, 1, 8, 64 }, { 3, 2, 16, 1024 }, { 3, 3, 16, 32768 },
+    };
+    memset(out, 0, 4 * sizeof(uint32_t));
+    if (sub >= sizeof(caches) / sizeof(caches[0]))
+        return;
+    out[0] = caches[sub].type | (caches[sub].level << 5) | (1u << 8) /* self-initialising */;
+    out[1] = (63u) | (0u << 12) | ((caches[sub].ways - 1) << 22); /* line 64, 1 partition */
+    out[2] = caches[sub].sets - 1;
+}
+
+void cpu_cpuid(uint32_t leaf, uint32_t sub, int bits, uint32_t out[4])
+{
+    memset(out, 0, 4 * sizeof(uint32_t));
+    switch (leaf) {
+    case 0:
+        out[0] = 7;
+        memcpy(&out[1], "Genu", 4);
+        memcpy(&out[3], "ineI", 4);
+        memcpy(&out[2], "ntel", 4);
+        break;
+    case 1:
+        out[0] = (6u << 8) | (0xfu << 4) | (0xfu << 16) | 1; /* family 6, model 0xff, stepping 1 */
+        out[1] = (8u << 8) | (1u << 16);                      /* clflush line 64, 1 logical cpu */
+        out[2] = CPU_CPUID1_ECX;
+        out[3] = CPU_CPUID1_EDX;
+        break;
+    case 4:
+        cache_leaf(sub, out);
+        break;
+    case 7:
+        /* Structured extended features (sub-leaf 0): none implemented yet. */
+        break;
+    case 0x80000000:
+        out[0] = 0x80000008;
+        break;
+    case 0x80000001:
+        /* LAHF/SAHF in 64-bit mode; SYSCALL, NX and long mode for x86_64. */
+        out[2] = 1u << 0;
+        out[3] = bits == 64 ? ((1u << 11) | (1u << 20) | (1u << 29)) : (1u << 20);
+        break;
+    case 0x80000002:
+    case 0x80000003:
+    case 0x80000004: {
+        static const char brand[48] = "elfemu virtual x86 CPU";
+        memcpy(out, brand + 16 * (leaf - 0x80000002), 16);
+        break;
+    }
+    case 0x80000006:
+        out[2] = (1024u << 16) | (6u << 12) | 64; /* L2: 1 MiB, 16-way (code 6), 64-byte lines */
+        break;
+    case 0x80000008:
+        out[0] = 48 | (46u << 8); /* 46 linear address bits: the guest space */
+        break;
+    default:
+        break;
+    }
+}

@@ -1,0 +1,60 @@
+/* Lazy flags: the flags strategy of the interpreter.
+ *
+ * ALU handlers do not compute CF/PF/AF/ZF/SF/OF.  They record what the
+ * last flag-setting operation was (lf_op: kind and width), its operands
+ * (lf_dst, lf_src), its result (lf_res) and, for INC/DEC/ADC/SBB, one more
+ * bit (lf_aux: the carry that went in, or the CF that INC/DEC preserve).
+ * Flags are computed only when something reads them: Jcc/SETcc/CMOVcc
+ * evaluate their condition straight from the operands (cpu_cond()), and
+ * everything else (PUSHF, LAHF, ADC's carry, signal frames) calls
+ * cpu_flags(), which materialises all six into c->rflags and sets lf_op to
+ * LF_NONE.  Instructions with unusual flag rules (shifts, rotates, BT,
+ * MUL, x87 compares...) compute their flags eagerly with cpu_set_arith().
+ *
+ * Widths are encoded in the low two bits of lf_op: 0 = 8, 1 = 16, 2 = 32,
+ * 3 = 64 bits, so kinds are LF_ADD + w and so on. */
+#ifndef CPU_FLAGS_H
+#define CPU_FLAGS_H
+
+#include "cpu/cpu.h"
+
+enum {
+    LF_NONE = 0,
+    LF_ADD = 4, LF_ADC = 8, LF_SUB = 12, LF_SBB = 16, LF_LOGIC = 20,
+    LF_INC = 24, LF_DEC = 28, LF_NEG = 32,
+};
+
+/* log2 of an operand size in bytes: 1->0, 2->1, 4->2, 8->3. */
+static inline unsigned size_log2(unsigned size) { return (unsigned)__builtin_ctz(size); }
+
+static inline void lf_set(struct cpu *c, uint32_t op, uint64_t dst, uint64_t src, uint64_t res)
+{
+    c->lf_op = op;
+    c->lf_dst = dst;
+    c->lf_src = src;
+    c->lf_res = res;
+}
+
+/* All of RFLAGS with the arithmetic flags brought up to date. */
+uint64_t cpu_flags(struct cpu *c);
+
+/* Replace the arithmetic flags (the bits in mask) by those of value. */
+void cpu_set_arith(struct cpu *c, uint64_t value, uint64_t mask);
+
+/* Set RFLAGS as POPF would for a user-mode program (only the bits user
+ * mode may change among those in mask). */
+void cpu_set_flags(struct cpu *c, uint64_t value, uint64_t mask);
+
+/* The carry flag alone (ADC, SBB, RCL, RCR, SETC...). */
+bool cpu_cf(struct cpu *c);
+
+/* Condition code cc (0..15, the low nibble of Jcc/SETcc/CMOVcc). */
+bool cpu_cond(struct cpu *c, unsigned cc);
+
+/* Even parity of the low byte, as PF. */
+static inline uint64_t parity_flag(uint64_t res)
+{
+    return __builtin_parity((unsigned)(res & 0xff)) ? 0 : FL_PF;
+}
+
+#endif

@@ -1,0 +1,138 @@
+/* Guest memory access from handlers: effective addresses, loads, stores.
+ *
+ * An access is one bounds compare and a host load or store at mem + addr:
+ * the host MMU enforces the guest's permissions, and a host fault inside
+ * the guest space becomes a precise guest SIGSEGV (mm/fault.c).  ia32
+ * addresses are 32-bit by construction (the effective address is
+ * truncated), so only 64-bit guests need the compare; the guard after the
+ * space absorbs an access that starts inside it and runs past the end. */
+#ifndef CPU_MEM_H
+#define CPU_MEM_H
+
+#include <signal.h>
+#include <string.h>
+
+#include "cpu/cpu.h"
+
+/* The effective address of op's memory operand, segment base included. */
+static inline uint64_t op_ea(const struct cpu *c, const struct op *op)
+{
+    uint64_t a = (uint64_t)(int64_t)op->disp + GPR64(c, op->base) +
+                 (GPR64(c, op->index) << op->scale);
+    if (op->flags & OPF_ADDR32)
+        a = (uint32_t)a;
+    return a + c->seg_base[op->seg];
+}
+
+/* The effective address without the segment base (LEA). */
+static inline uint64_t op_lea(const struct cpu *c, const struct op *op)
+{
+    uint64_t a = (uint64_t)(int64_t)op->disp + GPR64(c, op->base) +
+                 (GPR64(c, op->index) << op->scale);
+    return (op->flags & OPF_ADDR32) ? (uint32_t)a : a;
+}
+
+/* Host pointer for an access at guest address a; faults when a is outside
+ * the guest space (SIGSEGV, like a non-canonical or kernel address). */
+static inline void *g2h(struct cpu *c, uint64_t a)
+{
+    if (c->bits == 32)
+        a = (uint32_t)a;
+    else if (UNLIKELY(a > c->mem_limit))
+        cpu_fault(c, SIGSEGV, 1 /* SEGV_MAPERR */, a);
+    return c->mem + a;
+}
+
+#define DEFINE_ACCESS(bits)                                                             \
+    static inline uint##bits##_t load##bits(struct cpu *c, uint64_t a)                  \
+    {                                                                                   \
+        uint##bits##_t v;                                                               \
+        memcpy(&v, g2h(c, a), sizeof(v));                                               \
+        return v;                                                                       \
+    }                                                                                   \
+    static inline void store##bits(struct cpu *c, uint64_t a, uint##bits##_t v)        \
+    {                                                                                   \
+        memcpy(g2h(c, a), &v, sizeof(v));                                               \
+    }
+DEFINE_ACCESS(8)
+DEFINE_ACCESS(16)
+DEFINE_ACCESS(32)
+DEFINE_ACCESS(64)
+#undef DEFINE_ACCESS
+
+static inline void load128(struct cpu *c, uint64_t a, void *dst) { memcpy(dst, g2h(c, a), 16); }
+static inline void store128(struct cpu *c, uint64_t a, const void *src) { memcpy(g2h(c, a), src, 16); }
+
+/* Sized access by a run-time size (1, 2, 4, 8), for the rarer handlers. */
+static inline uint64_t load_n(struct cpu *c, uint64_t a, unsigned size)
+{
+    switch (size) {
+    case 1: return load8(c, a);
+    case 2: return load16(c, a);
+    case 4: return load32(c, a);
+    default: return load64(c, a);
+    }
+}
+
+static inline void store_n(struct cpu *c, uint64_t a, unsigned size, uint64_t v)
+{
+    switch (size) {
+    case 1: store8(c, a, (uint8_t)v); break;
+    case 2: store16(c, a, (uint16_t)v); break;
+    case 4: store32(c, a, (uint32_t)v); break;
+    default: store64(c, a, v); break;
+    }
+}
+
+/* Register read/write by size, for the rarer handlers. */
+static inline uint64_t get_reg_n(const struct cpu *c, uint8_t off, unsigned size)
+{
+    switch (size) {
+    case 1: return GPR8(c, off);
+    case 2: return GPR16(c, off);
+    case 4: return GPR32(c, off);
+    default: return GPR64(c, off);
+    }
+}
+
+static inline void set_reg_n(struct cpu *c, uint8_t off, unsigned size, uint64_t v)
+{
+    switch (size) {
+    case 1: set_gpr8(c, off, v); break;
+    case 2: set_gpr16(c, off, v); break;
+    case 4: set_gpr32(c, off, v); break;
+    default: set_gpr64(c, off, v); break;
+    }
+}
+
+/* The stack: 8-byte slots for 64-bit guests, 4 for ia32 (ss base is 0). */
+static inline void push64(struct cpu *c, uint64_t v)
+{
+    uint64_t sp = c->r[R_SP] - 8;
+    store64(c, sp, v);
+    c->r[R_SP] = sp;
+}
+
+static inline uint64_t pop64(struct cpu *c)
+{
+    uint64_t v = load64(c, c->r[R_SP]);
+    c->r[R_SP] += 8;
+    return v;
+}
+
+static inline void push32(struct cpu *c, uint32_t v)
+{
+    uint32_t sp = (uint32_t)c->r[R_SP] - 4;
+    store32(c, sp, v);
+    set_gpr32(c, SLOT_GPR(R_SP), sp);
+}
+
+static inline uint32_t pop32(struct cpu *c)
+{
+    uint32_t sp = (uint32_t)c->r[R_SP];
+    uint32_t v = load32(c, sp);
+    set_gpr32(c, SLOT_GPR(R_SP), sp + 4);
+    return v;
+}
+
+#endif

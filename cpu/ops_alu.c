@@ -1,0 +1,286 @@
+/* The integer ALU: ADD OR ADC SBB AND SUB XOR CMP TEST, INC DEC NEG NOT.
+ *
+ * Each operation is one small inline kernel over 64-bit values (the lazy
+ * flags mask them to the operand width) that fills a flags record; the
+ * handlers, one per operand form and width, are generated from the kernels
+ * by the macros below and commit the record only after the last memory
+ * access succeeded.  Forms: rr (reg, reg), rm (reg, [mem]), mr ([mem], reg),
+ * ri (reg, imm), mi ([mem], imm), and LOCKed mr/mi, which use a host
+ * compare-and-swap on guest memory so they are atomic between guest threads. */
+#include "cpu/decode.h"
+#include "cpu/flags.h"
+#include "cpu/mem.h"
+
+struct lfrec {
+    uint32_t op;
+    uint64_t d, s, r, aux;
+};
+
+static inline void lf_commit(struct cpu *c, const struct lfrec *f)
+{
+    c->lf_op = f->op;
+    c->lf_dst = f->d;
+    c->lf_src = f->s;
+    c->lf_res = f->r;
+    c->lf_aux = f->aux;
+}
+
+/* Kernels: the result of d OP s; false when it is not written back. */
+#define KERNEL(name, kind, expr, writes)                                                \
+    static inline bool k_##name(unsigned w, uint64_t d, uint64_t s, uint64_t cf,        \
+                                struct lfrec *f)                                        \
+    {                                                                                   \
+        (void)cf;                                                                       \
+        *f = (struct lfrec){ kind + w, d, s, (expr), cf };                              \
+        return writes;                                                                  \
+    }
+KERNEL(add, LF_ADD, d + s, true)
+KERNEL(or, LF_LOGIC, d | s, true)
+KERNEL(adc, LF_ADC, d + s + cf, true)
+KERNEL(sbb, LF_SBB, d - s - cf, true)
+KERNEL(and, LF_LOGIC, d & s, true)
+KERNEL(sub, LF_SUB, d - s, true)
+KERNEL(xor, LF_LOGIC, d ^ s, true)
+KERNEL(cmp, LF_SUB, d - s, false)
+KERNEL(test, LF_LOGIC, d & s, false)
+#undef KERNEL
+
+/* Only ADC and SBB read the carry; for the rest this folds away. */
+#define CARRY_add 0
+#define CARRY_or 0
+#define CARRY_adc cpu_cf(c)
+#define CARRY_sbb cpu_cf(c)
+#define CARRY_and 0
+#define CARRY_sub 0
+#define CARRY_xor 0
+#define CARRY_cmp 0
+#define CARRY_test 0
+
+#define RD_8(off) GPR8(c, off)
+#define RD_16(off) GPR16(c, off)
+#define RD_32(off) GPR32(c, off)
+#define RD_64(off) GPR64(c, off)
+#define W_8 0
+#define W_16 1
+#define W_32 2
+#define W_64 3
+
+#define GEN_BINARY(name, B)                                                             \
+    static void op_##name##_rr_##B(struct cpu *c, const struct op *op)                  \
+    {                                                                                   \
+        struct lfrec f;                                                                 \
+        if (k_##name(W_##B, RD_##B(op->r1), RD_##B(op->r2), CARRY_##name, &f))          \
+            set_gpr##B(c, op->r1, f.r);                                                 \
+        lf_commit(c, &f);                                                               \
+        c->rip += op->len;                                                              \
+    }                                                                                   \
+    static void op_##name##_rm_##B(struct cpu *c, const struct op *op)                  \
+    {                                                                                   \
+        struct lfrec f;                                                                 \
+        uint64_t s = load##B(c, op_ea(c, op));                                          \
+        if (k_##name(W_##B, RD_##B(op->r1), s, CARRY_##name, &f))                       \
+            set_gpr##B(c, op->r1, f.r);                                                 \
+        lf_commit(c, &f);                                                               \
+        c->rip += op->len;                                                              \
+    }                                                                                   \
+    static void op_##name##_ri_##B(struct cpu *c, const struct op *op)                  \
+    {                                                                                   \
+        struct lfrec f;                                                                 \
+        if (k_##name(W_##B, RD_##B(op->r1), (uint64_t)op->imm, CARRY_##name, &f))       \
+            set_gpr##B(c, op->r1, f.r);                                                 \
+        lf_commit(c, &f);                                                               \
+        c->rip += op->len;                                                              \
+    }                                                                                   \
+    static inline void mem_##name##_##B(struct cpu *c, const struct op *op, uint64_t s) \
+    {                                                                                   \
+        struct lfrec f;                                                                 \
+        uint64_t a = op_ea(c, op);                                                      \
+        if (k_##name(W_##B, load##B(c, a), s, CARRY_##name, &f))                        \
+            store##B(c, a, (uint##B##_t)f.r);                                           \
+        lf_commit(c, &f);                                                               \
+        c->rip += op->len;                                                              \
+    }                                                                                   \
+    static inline void lock_##name##_##B(struct cpu *c, const struct op *op, uint64_t s)\
+    {                                                                                   \
+        struct lfrec f;                                                                 \
+        uint##B##_t *p = g2h(c, op_ea(c, op));                                          \
+        uint##B##_t old = __atomic_load_n(p, __ATOMIC_RELAXED);                         \
+        do                                                                              \
+            k_##name(W_##B, old, s, CARRY_##name, &f);                                  \
+        while (!__atomic_compare_exchange_n(p, &old, (uint##B##_t)f.r, false,           \
+                                            __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));       \
+        lf_commit(c, &f);                                                               \
+        c->rip += op->len;                                                              \
+    }                                                                                   \
+    static void op_##name##_mr_##B(struct cpu *c, const struct op *op)                  \
+    {                                                                                   \
+        mem_##name##_##B(c, op, RD_##B(op->r2));                                        \
+    }                                                                                   \
+    static void op_##name##_mi_##B(struct cpu *c, const struct op *op)                  \
+    {                                                                                   \
+        mem_##name##_##B(c, op, (uint64_t)op->imm);                                     \
+    }                                                                                   \
+    static void op_##name##_lmr_##B(struct cpu *c, const struct op *op)                 \
+    {                                                                                   \
+        lock_##name##_##B(c, op, RD_##B(op->r2));                                       \
+    }                                                                                   \
+    static void op_##name##_lmi_##B(struct cpu *c, const struct op *op)                 \
+    {                                                                                   \
+        lock_##name##_##B(c, op, (uint64_t)op->imm);                                    \
+    }
+
+#define GEN_ALL_WIDTHS(name) GEN_BINARY(name, 8) GEN_BINARY(name, 16) GEN_BINARY(name, 32) GEN_BINARY(name, 64)
+#define BINARY_OPS(X) X(add) X(or) X(adc) X(sbb) X(and) X(sub) X(xor) X(cmp) X(test)
+BINARY_OPS(GEN_ALL_WIDTHS)
+
+enum { F_RR, F_RM, F_MR, F_RI, F_MI, F_LMR, F_LMI, NFORMS };
+#define ROW(name, form) { op_##name##_##form##_8, op_##name##_##form##_16, op_##name##_##form##_32, op_##name##_##form##_64 }
+#define FORMS(name) { ROW(name, rr), ROW(name, rm), ROW(name, mr), ROW(name, ri), ROW(name, mi), ROW(name, lmr), ROW(name, lmi) },
+enum { A_ADD, A_OR, A_ADC, A_SBB, A_AND, A_SUB, A_XOR, A_CMP, A_TEST, NBINARY };
+static const cpu_handler binary[NBINARY][NFORMS][4] = { BINARY_OPS(FORMS) };
+
+/* ------------------------------------------------------------ unary: INC DEC NEG NOT */
+#define GEN_UNARY(B)                                                                    \
+    static inline uint64_t u_inc_##B(struct cpu *c, uint64_t v, struct lfrec *f)        \
+    {                                                                                   \
+        *f = (struct lfrec){ LF_INC + W_##B, v, 1, v + 1, cpu_cf(c) };                  \
+        return v + 1;                                                                   \
+    }                                                                                   \
+    static inline uint64_t u_dec_##B(struct cpu *c, uint64_t v, struct lfrec *f)        \
+    {                                                                                   \
+        *f = (struct lfrec){ LF_DEC + W_##B, v, 1, v - 1, cpu_cf(c) };                  \
+        return v - 1;                                                                   \
+    }                                                                                   \
+    static inline uint64_t u_neg_##B(struct cpu *c, uint64_t v, struct lfrec *f)        \
+    {                                                                                   \
+        *f = (struct lfrec){ LF_NEG + W_##B, 0, v, 0 - v, 0 };                          \
+        return 0 - v;                                                                   \
+    }                                                                                   \
+    static inline uint64_t u_not_##B(struct cpu *c, uint64_t v, struct lfrec *f)        \
+    {                                                                                   \
+        f->op = ~0u; /* NOT changes no flags */                                        \
+        return ~v;                                                                      \
+    }
+GEN_UNARY(8)
+GEN_UNARY(16)
+GEN_UNARY(32)
+GEN_UNARY(64)
+
+static inline void lf_commit_unary(struct cpu *c, const struct lfrec *f)
+{
+    if (f->op != ~0u)
+        lf_commit(c, f);
+}
+
+#define GEN_UNARY_FORMS(name, B)                                                        \
+    static void op_##name##_r_##B(struct cpu *c, const struct op *op)                   \
+    {                                                                                   \
+        struct lfrec f;                                                                 \
+        set_gpr##B(c, op->r1, u_##name##_##B(c, RD_##B(op->r1), &f));                   \
+        lf_commit_unary(c, &f);                                                         \
+        c->rip += op->len;                                                              \
+    }                                                                                   \
+    static void op_##name##_m_##B(struct cpu *c, const struct op *op)                   \
+    {                                                                                   \
+        struct lfrec f;                                                                 \
+        uint64_t a = op_ea(c, op);                                                      \
+        store##B(c, a, (uint##B##_t)u_##name##_##B(c, load##B(c, a), &f));              \
+        lf_commit_unary(c, &f);                                                         \
+        c->rip += op->len;                                                              \
+    }                                                                                   \
+    static void op_##name##_lm_##B(struct cpu *c, const struct op *op)                  \
+    {                                                                                   \
+        struct lfrec f;                                                                 \
+        uint##B##_t *p = g2h(c, op_ea(c, op));                                          \
+        uint##B##_t old = __atomic_load_n(p, __ATOMIC_RELAXED), nv;                     \
+        do                                                                              \
+            nv = (uint##B##_t)u_##name##_##B(c, old, &f);                               \
+        while (!__atomic_compare_exchange_n(p, &old, nv, false, __ATOMIC_SEQ_CST,        \
+                                            __ATOMIC_RELAXED));                         \
+        lf_commit_unary(c, &f);                                                         \
+        c->rip += op->len;                                                              \
+    }
+#define UNARY_ALL(name) GEN_UNARY_FORMS(name, 8) GEN_UNARY_FORMS(name, 16) GEN_UNARY_FORMS(name, 32) GEN_UNARY_FORMS(name, 64)
+UNARY_ALL(inc)
+UNARY_ALL(dec)
+UNARY_ALL(neg)
+UNARY_ALL(not)
+
+enum { U_INC, U_DEC, U_NEG, U_NOT, NUNARY };
+#define UROW(name, form) { op_##name##_##form##_8, op_##name##_##form##_16, op_##name##_##form##_32, op_##name##_##form##_64 }
+#define UFORMS(name) { UROW(name, r), UROW(name, m), UROW(name, lm) }
+static const cpu_handler unary[NUNARY][3][4] = { UFORMS(inc), UFORMS(dec), UFORMS(neg), UFORMS(not) };
+
+/* ------------------------------------------------------------ decoding */
+static bool dec_binary(struct decoder *d, unsigned which)
+{
+    struct op *op = d->op;
+    unsigned w = size_index(d->ops[0].size / 8);
+    op->size = (uint8_t)(d->ops[0].size / 8);
+    bool lock = op->flags & OPF_LOCK;
+    if (is_reg(d, 0)) {
+        if (!dec_reg_op(d, 0, &op->r1))
+            return false;
+        if (is_reg(d, 1)) {
+            if (!dec_reg_op(d, 1, &op->r2))
+                return false;
+            op->fn = binary[which][F_RR][w];
+        } else if (is_mem(d, 1)) {
+            if (!dec_mem_op(d, 1))
+                return false;
+            op->fn = binary[which][F_RM][w];
+        } else {
+            op->imm = dec_imm(d, 1);
+            op->fn = binary[which][F_RI][w];
+        }
+        return true;
+    }
+    if (!dec_mem_op(d, 0))
+        return false;
+    if (is_reg(d, 1)) {
+        if (!dec_reg_op(d, 1, &op->r2))
+            return false;
+        op->fn = binary[which][lock ? F_LMR : F_MR][w];
+    } else {
+        op->imm = dec_imm(d, 1);
+        op->fn = binary[which][lock ? F_LMI : F_MI][w];
+    }
+    return true;
+}
+
+static bool dec_unary(struct decoder *d, unsigned which)
+{
+    struct op *op = d->op;
+    unsigned w = size_index(d->ops[0].size / 8);
+    op->size = (uint8_t)(d->ops[0].size / 8);
+    if (is_reg(d, 0)) {
+        if (!dec_reg_op(d, 0, &op->r1))
+            return false;
+        op->fn = unary[which][0][w];
+        return true;
+    }
+    if (!dec_mem_op(d, 0))
+        return false;
+    op->fn = unary[which][(op->flags & OPF_LOCK) ? 2 : 1][w];
+    return true;
+}
+
+bool dec_alu(struct decoder *d)
+{
+    switch (d->in->mnemonic) {
+    case ZYDIS_MNEMONIC_ADD: return dec_binary(d, A_ADD);
+    case ZYDIS_MNEMONIC_OR: return dec_binary(d, A_OR);
+    case ZYDIS_MNEMONIC_ADC: return dec_binary(d, A_ADC);
+    case ZYDIS_MNEMONIC_SBB: return dec_binary(d, A_SBB);
+    case ZYDIS_MNEMONIC_AND: return dec_binary(d, A_AND);
+    case ZYDIS_MNEMONIC_SUB: return dec_binary(d, A_SUB);
+    case ZYDIS_MNEMONIC_XOR: return dec_binary(d, A_XOR);
+    case ZYDIS_MNEMONIC_CMP: return dec_binary(d, A_CMP);
+    case ZYDIS_MNEMONIC_TEST: return dec_binary(d, A_TEST);
+    case ZYDIS_MNEMONIC_INC: return dec_unary(d, U_INC);
+    case ZYDIS_MNEMONIC_DEC: return dec_unary(d, U_DEC);
+    case ZYDIS_MNEMONIC_NEG: return dec_unary(d, U_NEG);
+    case ZYDIS_MNEMONIC_NOT: return dec_unary(d, U_NOT);
+    default: return false;
+    }
+}

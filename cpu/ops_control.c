@@ -1,0 +1,174 @@
+/* Control transfers: JMP, Jcc, CALL, RET, LOOP/LOOPE/LOOPNE, JCXZ/JECXZ/JRCXZ.
+ * Every one of them ends its block.  ia32 targets and return addresses are
+ * 32-bit; the stack slot is the guest's word. */
+#include "cpu/decode.h"
+#include "cpu/flags.h"
+#include "cpu/mem.h"
+
+static inline uint64_t target_mask(const struct cpu *c, uint64_t t)
+{
+    return c->bits == 32 ? (uint32_t)t : t;
+}
+
+static inline void push_word(struct cpu *c, uint64_t v)
+{
+    if (c->bits == 64)
+        push64(c, v);
+    else
+        push32(c, (uint32_t)v);
+}
+
+static inline uint64_t pop_word(struct cpu *c)
+{
+    return c->bits == 64 ? pop64(c) : pop32(c);
+}
+
+int dec_condition(ZydisMnemonic m);
+
+static void op_jmp(struct cpu *c, const struct op *op) { c->rip = (uint64_t)op->imm; }
+static void op_jmp_r(struct cpu *c, const struct op *op) { c->rip = target_mask(c, GPR64(c, op->r1)); }
+static void op_jmp_m(struct cpu *c, const struct op *op)
+{
+    uint64_t a = op_ea(c, op);
+    c->rip = c->bits == 64 ? load64(c, a) : load32(c, a);
+}
+static void op_jcc(struct cpu *c, const struct op *op)
+{
+    c->rip = cpu_cond(c, op->x1) ? (uint64_t)op->imm : c->rip + op->len;
+}
+static void op_call(struct cpu *c, const struct op *op)
+{
+    push_word(c, c->rip + op->len);
+    c->rip = (uint64_t)op->imm;
+}
+static void op_call_r(struct cpu *c, const struct op *op)
+{
+    uint64_t t = target_mask(c, GPR64(c, op->r1));
+    push_word(c, c->rip + op->len);
+    c->rip = t;
+}
+static void op_call_m(struct cpu *c, const struct op *op)
+{
+    uint64_t a = op_ea(c, op);
+    uint64_t t = c->bits == 64 ? load64(c, a) : load32(c, a);
+    push_word(c, c->rip + op->len);
+    c->rip = t;
+}
+static void op_ret(struct cpu *c, const struct op *op)
+{
+    uint64_t t = pop_word(c);
+    if (op->imm) {
+        if (c->bits == 64)
+            c->r[R_SP] += (uint64_t)op->imm;
+        else
+            set_gpr32(c, SLOT_GPR(R_SP), (uint32_t)c->r[R_SP] + (uint32_t)op->imm);
+    }
+    c->rip = t;
+}
+
+/* LOOP family and JrCXZ: the counter is rCX at the address size. */
+static inline uint64_t count_reg(const struct cpu *c, const struct op *op)
+{
+    return (op->flags & OPF_ADDR32) ? (uint32_t)c->r[R_CX] : c->r[R_CX];
+}
+static inline uint64_t dec_count(struct cpu *c, const struct op *op)
+{
+    uint64_t n = count_reg(c, op) - 1;
+    if (op->flags & OPF_ADDR32)
+        set_gpr32(c, SLOT_GPR(R_CX), n);
+    else
+        c->r[R_CX] = n;
+    return (op->flags & OPF_ADDR32) ? (uint32_t)n : n;
+}
+static void op_loop(struct cpu *c, const struct op *op)
+{
+    c->rip = dec_count(c, op) ? (uint64_t)op->imm : c->rip + op->len;
+}
+static void op_loope(struct cpu *c, const struct op *op)
+{
+    bool zf = cpu_cond(c, 4);
+    c->rip = (dec_count(c, op) && zf) ? (uint64_t)op->imm : c->rip + op->len;
+}
+static void op_loopne(struct cpu *c, const struct op *op)
+{
+    bool nz = cpu_cond(c, 5);
+    c->rip = (dec_count(c, op) && nz) ? (uint64_t)op->imm : c->rip + op->len;
+}
+static void op_jrcxz(struct cpu *c, const struct op *op)
+{
+    c->rip = count_reg(c, op) == 0 ? (uint64_t)op->imm : c->rip + op->len;
+}
+
+/* rel/reg/mem target forms of JMP and CALL. */
+static bool dec_target(struct decoder *d, cpu_handler rel, cpu_handler r, cpu_handler m)
+{
+    struct op *op = d->op;
+    if (d->in->operand_width == 16)
+        return false; /* 16-bit near branches truncate rip: no compiler emits them */
+    if (is_imm(d, 0)) {
+        op->fn = rel;
+        op->imm = dec_imm(d, 0);
+        if (d->bits == 32)
+            op->imm = (uint32_t)op->imm;
+        return true;
+    }
+    if (is_reg(d, 0)) {
+        op->fn = r;
+        return dec_reg_op(d, 0, &op->r1);
+    }
+    if (d->ops[0].mem.type == ZYDIS_MEMOP_TYPE_MEM) {
+        op->fn = m;
+        return dec_mem_op(d, 0);
+    }
+    return false;
+}
+
+bool dec_control(struct decoder *d)
+{
+    struct op *op = d->op;
+    ZydisMnemonic m = d->in->mnemonic;
+    d->ends_block = true;
+    if (d->in->meta.branch_type == ZYDIS_BRANCH_TYPE_FAR)
+        return false; /* far jumps/calls/returns: not in Linux user code */
+    switch (m) {
+    case ZYDIS_MNEMONIC_JMP:
+        return dec_target(d, op_jmp, op_jmp_r, op_jmp_m);
+    case ZYDIS_MNEMONIC_CALL:
+        return dec_target(d, op_call, op_call_r, op_call_m);
+    case ZYDIS_MNEMONIC_RET:
+        if (d->in->operand_width == 16)
+            return false;
+        op->fn = op_ret;
+        op->imm = d->in->operand_count_visible ? (int64_t)d->ops[0].imm.value.u : 0;
+        return true;
+    case ZYDIS_MNEMONIC_LOOP:
+    case ZYDIS_MNEMONIC_LOOPE:
+    case ZYDIS_MNEMONIC_LOOPNE:
+    case ZYDIS_MNEMONIC_JCXZ:
+    case ZYDIS_MNEMONIC_JECXZ:
+    case ZYDIS_MNEMONIC_JRCXZ:
+        if (d->in->address_width == 16)
+            return false;
+        if (d->in->address_width == 32)
+            op->flags |= OPF_ADDR32;
+        op->imm = dec_imm(d, 0);
+        if (d->bits == 32)
+            op->imm = (uint32_t)op->imm;
+        op->fn = m == ZYDIS_MNEMONIC_LOOP ? op_loop : m == ZYDIS_MNEMONIC_LOOPE ? op_loope
+               : m == ZYDIS_MNEMONIC_LOOPNE ? op_loopne : op_jrcxz;
+        return true;
+    default:
+        break;
+    }
+    int cc = dec_condition(m);
+    if (cc < 0 || !is_imm(d, 0)) {
+        d->ends_block = false;
+        return false;
+    }
+    op->fn = op_jcc;
+    op->x1 = (uint8_t)cc;
+    op->imm = dec_imm(d, 0);
+    if (d->bits == 32)
+        op->imm = (uint32_t)op->imm;
+    return true;
+}

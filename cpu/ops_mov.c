@@ -1,0 +1,477 @@
+/* Data movement: MOV (every form), MOVZX, MOVSX, MOVSXD, LEA, XCHG, XADD,
+ * CMPXCHG, CMOVcc, SETcc, CBW/CWDE/CDQE, CWD/CDQ/CQO, BSWAP, NOP. */
+#include "cpu/decode.h"
+#include "cpu/flags.h"
+#include "cpu/mem.h"
+
+/* ------------------------------------------------------------ MOV */
+#define GEN_MOV(B)                                                                      \
+    static void op_mov_rr_##B(struct cpu *c, const struct op *op)                       \
+    {                                                                                   \
+        set_gpr##B(c, op->r1, GPR##B(c, op->r2));                                       \
+        c->rip += op->len;                                                              \
+    }                                                                                   \
+    static void op_mov_rm_##B(struct cpu *c, const struct op *op)                       \
+    {                                                                                   \
+        set_gpr##B(c, op->r1, load##B(c, op_ea(c, op)));                                \
+        c->rip += op->len;                                                              \
+    }                                                                                   \
+    static void op_mov_mr_##B(struct cpu *c, const struct op *op)                       \
+    {                                                                                   \
+        store##B(c, op_ea(c, op), GPR##B(c, op->r2));                                   \
+        c->rip += op->len;                                                              \
+    }                                                                                   \
+    static void op_mov_ri_##B(struct cpu *c, const struct op *op)                       \
+    {                                                                                   \
+        set_gpr##B(c, op->r1, (uint64_t)op->imm);                                       \
+        c->rip += op->len;                                                              \
+    }                                                                                   \
+    static void op_mov_mi_##B(struct cpu *c, const struct op *op)                       \
+    {                                                                                   \
+        store##B(c, op_ea(c, op), (uint##B##_t)op->imm);                                \
+        c->rip += op->len;                                                              \
+    }
+GEN_MOV(8)
+GEN_MOV(16)
+GEN_MOV(32)
+GEN_MOV(64)
+static const cpu_handler mov_h[5][4] = {
+    { op_mov_rr_8, op_mov_rr_16, op_mov_rr_32, op_mov_rr_64 },
+    { op_mov_rm_8, op_mov_rm_16, op_mov_rm_32, op_mov_rm_64 },
+    { op_mov_mr_8, op_mov_mr_16, op_mov_mr_32, op_mov_mr_64 },
+    { op_mov_ri_8, op_mov_ri_16, op_mov_ri_32, op_mov_ri_64 },
+    { op_mov_mi_8, op_mov_mi_16, op_mov_mi_32, op_mov_mi_64 },
+};
+
+/* MOV r/m, Sreg and MOV Sreg, r/m: selectors are kept, bases are Linux's. */
+static void op_mov_r_sreg(struct cpu *c, const struct op *op)
+{
+    set_reg_n(c, op->r1, op->size, c->sreg[op->x1]);
+    c->rip += op->len;
+}
+static void op_mov_m_sreg(struct cpu *c, const struct op *op)
+{
+    store16(c, op_ea(c, op), c->sreg[op->x1]);
+    c->rip += op->len;
+}
+
+/* ------------------------------------------------------------ extensions */
+/* op->size: destination size; op->x1: source size; op->x2: 1 = sign-extend */
+static inline uint64_t extend(uint64_t v, unsigned from, bool sign)
+{
+    unsigned sh = 64 - 8 * from;
+    return sign ? (uint64_t)((int64_t)(v << sh) >> sh) : (v << sh) >> sh;
+}
+static void op_movx_r(struct cpu *c, const struct op *op)
+{
+    set_reg_n(c, op->r1, op->size, extend(get_reg_n(c, op->r2, op->x1), op->x1, op->x2));
+    c->rip += op->len;
+}
+static void op_movx_m(struct cpu *c, const struct op *op)
+{
+    set_reg_n(c, op->r1, op->size, extend(load_n(c, op_ea(c, op), op->x1), op->x1, op->x2));
+    c->rip += op->len;
+}
+
+static void op_lea_32(struct cpu *c, const struct op *op)
+{
+    set_gpr32(c, op->r1, op_lea(c, op));
+    c->rip += op->len;
+}
+static void op_lea_64(struct cpu *c, const struct op *op)
+{
+    set_gpr64(c, op->r1, op_lea(c, op));
+    c->rip += op->len;
+}
+static void op_lea_16(struct cpu *c, const struct op *op)
+{
+    set_gpr16(c, op->r1, op_lea(c, op));
+    c->rip += op->len;
+}
+
+/* ------------------------------------------------------------ exchanges */
+static void op_xchg_rr(struct cpu *c, const struct op *op)
+{
+    uint64_t a = get_reg_n(c, op->r1, op->size), b = get_reg_n(c, op->r2, op->size);
+    set_reg_n(c, op->r1, op->size, b);
+    set_reg_n(c, op->r2, op->size, a);
+    c->rip += op->len;
+}
+
+/* XCHG with memory is always locked (SDM: "the processor's locking protocol
+ * is automatically implemented"). */
+static void op_xchg_mr(struct cpu *c, const struct op *op)
+{
+    void *p = g2h(c, op_ea(c, op));
+    uint64_t v = get_reg_n(c, op->r2, op->size), old;
+    switch (op->size) {
+    case 1: old = __atomic_exchange_n((uint8_t *)p, (uint8_t)v, __ATOMIC_SEQ_CST); break;
+    case 2: old = __atomic_exchange_n((uint16_t *)p, (uint16_t)v, __ATOMIC_SEQ_CST); break;
+    case 4: old = __atomic_exchange_n((uint32_t *)p, (uint32_t)v, __ATOMIC_SEQ_CST); break;
+    default: old = __atomic_exchange_n((uint64_t *)p, v, __ATOMIC_SEQ_CST); break;
+    }
+    set_reg_n(c, op->r2, op->size, old);
+    c->rip += op->len;
+}
+
+static inline unsigned wlog(unsigned size) { return (unsigned)__builtin_ctz(size); }
+
+/* XADD: dst <- dst + src, src <- old dst; flags of the addition. */
+static void op_xadd_rr(struct cpu *c, const struct op *op)
+{
+    uint64_t d = get_reg_n(c, op->r1, op->size), s = get_reg_n(c, op->r2, op->size);
+    set_reg_n(c, op->r2, op->size, d);
+    set_reg_n(c, op->r1, op->size, d + s);
+    lf_set(c, LF_ADD + wlog(op->size), d, s, d + s);
+    c->rip += op->len;
+}
+
+#define ATOMIC_SIZED(size, p, expr_fn)                                                  \
+    switch (size) {                                                                     \
+    case 1: expr_fn(uint8_t, p); break;                                                 \
+    case 2: expr_fn(uint16_t, p); break;                                                \
+    case 4: expr_fn(uint32_t, p); break;                                                \
+    default: expr_fn(uint64_t, p); break;                                               \
+    }
+
+static void op_xadd_m(struct cpu *c, const struct op *op)
+{
+    void *p = g2h(c, op_ea(c, op));
+    uint64_t s = get_reg_n(c, op->r2, op->size), d;
+#define XADD(T, ptr) d = __atomic_fetch_add((T *)(ptr), (T)s, __ATOMIC_SEQ_CST)
+    ATOMIC_SIZED(op->size, p, XADD)
+#undef XADD
+    set_reg_n(c, op->r2, op->size, d);
+    lf_set(c, LF_ADD + wlog(op->size), d, s, d + s);
+    c->rip += op->len;
+}
+
+/* CMPXCHG: compare the accumulator with dst; equal: dst <- src, else
+ * accumulator <- dst.  Flags as CMP accumulator, dst.  The memory form
+ * always writes (the old value back on failure), as the SDM says. */
+static void op_cmpxchg_rr(struct cpu *c, const struct op *op)
+{
+    unsigned n = op->size;
+    uint64_t acc = get_reg_n(c, SLOT_GPR(R_AX), n), d = get_reg_n(c, op->r1, n);
+    lf_set(c, LF_SUB + wlog(n), acc, d, acc - d);
+    if (extend(acc, n, false) == extend(d, n, false))
+        set_reg_n(c, op->r1, n, get_reg_n(c, op->r2, n));
+    else
+        set_reg_n(c, SLOT_GPR(R_AX), n, d);
+    c->rip += op->len;
+}
+
+static void op_cmpxchg_m(struct cpu *c, const struct op *op)
+{
+    unsigned n = op->size;
+    void *p = g2h(c, op_ea(c, op));
+    uint64_t acc = get_reg_n(c, SLOT_GPR(R_AX), n), s = get_reg_n(c, op->r2, n), d = 0;
+    bool ok = false;
+#define CAS(T, ptr)                                                                     \
+    do {                                                                                \
+        T exp = (T)acc;                                                                 \
+        ok = __atomic_compare_exchange_n((T *)(ptr), &exp, (T)s, false, __ATOMIC_SEQ_CST,\
+                                         __ATOMIC_SEQ_CST);                             \
+        d = exp;                                                                        \
+    } while (0)
+    ATOMIC_SIZED(n, p, CAS)
+#undef CAS
+    lf_set(c, LF_SUB + wlog(n), acc, d, acc - d);
+    if (!ok)
+        set_reg_n(c, SLOT_GPR(R_AX), n, d);
+    c->rip += op->len;
+}
+
+/* CMPXCHG8B / CMPXCHG16B: edx:eax (rdx:rax) against m64 (m128). */
+static void op_cmpxchg8b(struct cpu *c, const struct op *op)
+{
+    uint64_t *p = g2h(c, op_ea(c, op));
+    uint64_t exp = (uint32_t)c->r[R_AX] | (c->r[R_DX] << 32);
+    uint64_t nv = (uint32_t)c->r[R_BX] | (c->r[R_CX] << 32);
+    bool ok = __atomic_compare_exchange_n(p, &exp, nv, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    cpu_set_arith(c, ok ? FL_ZF : 0, FL_ZF);
+    if (!ok) {
+        set_gpr32(c, SLOT_GPR(R_AX), exp);
+        set_gpr32(c, SLOT_GPR(R_DX), exp >> 32);
+    }
+    c->rip += op->len;
+}
+
+static void op_cmpxchg16b(struct cpu *c, const struct op *op)
+{
+    uint64_t a = op_ea(c, op);
+    if (a & 15)
+        cpu_fault(c, SIGSEGV, 0x80 /* SI_KERNEL: #GP */, 0);
+    unsigned __int128 *p = g2h(c, a);
+    unsigned __int128 exp = c->r[R_AX] | ((unsigned __int128)c->r[R_DX] << 64);
+    unsigned __int128 nv = c->r[R_BX] | ((unsigned __int128)c->r[R_CX] << 64);
+    /* __sync inlines LOCK CMPXCHG16B with -mcx16 (the __atomic form would
+     * call libatomic, which takes a lock). */
+    unsigned __int128 old = __sync_val_compare_and_swap(p, exp, nv);
+    bool ok = old == exp;
+    exp = old;
+    cpu_set_arith(c, ok ? FL_ZF : 0, FL_ZF);
+    if (!ok) {
+        c->r[R_AX] = (uint64_t)exp;
+        c->r[R_DX] = (uint64_t)(exp >> 64);
+    }
+    c->rip += op->len;
+}
+
+/* ------------------------------------------------------------ conditionals */
+static void op_cmov_r(struct cpu *c, const struct op *op)
+{
+    uint64_t v = get_reg_n(c, op->r2, op->size);
+    if (cpu_cond(c, op->x1))
+        set_reg_n(c, op->r1, op->size, v);
+    else if (op->size == 4)
+        set_gpr32(c, op->r1, GPR32(c, op->r1)); /* a 32-bit CMOV always zero-extends */
+    c->rip += op->len;
+}
+static void op_cmov_m(struct cpu *c, const struct op *op)
+{
+    uint64_t v = load_n(c, op_ea(c, op), op->size); /* the load happens either way */
+    if (cpu_cond(c, op->x1))
+        set_reg_n(c, op->r1, op->size, v);
+    else if (op->size == 4)
+        set_gpr32(c, op->r1, GPR32(c, op->r1));
+    c->rip += op->len;
+}
+static void op_setcc_r(struct cpu *c, const struct op *op)
+{
+    set_gpr8(c, op->r1, cpu_cond(c, op->x1));
+    c->rip += op->len;
+}
+static void op_setcc_m(struct cpu *c, const struct op *op)
+{
+    store8(c, op_ea(c, op), cpu_cond(c, op->x1));
+    c->rip += op->len;
+}
+
+/* ------------------------------------------------------------ sign extensions of rAX */
+static void op_cbw(struct cpu *c, const struct op *op) /* CBW / CWDE / CDQE */
+{
+    unsigned n = op->size;
+    set_reg_n(c, SLOT_GPR(R_AX), n, extend(c->r[R_AX], n / 2, true));
+    c->rip += op->len;
+}
+static void op_cwd(struct cpu *c, const struct op *op) /* CWD / CDQ / CQO */
+{
+    unsigned n = op->size;
+    uint64_t ax = extend(c->r[R_AX], n, true);
+    set_reg_n(c, SLOT_GPR(R_DX), n, (int64_t)ax < 0 ? ~0ull : 0);
+    c->rip += op->len;
+}
+static void op_bswap(struct cpu *c, const struct op *op)
+{
+    if (op->size == 8)
+        set_gpr64(c, op->r1, __builtin_bswap64(GPR64(c, op->r1)));
+    else if (op->size == 4)
+        set_gpr32(c, op->r1, __builtin_bswap32(GPR32(c, op->r1)));
+    else
+        set_gpr16(c, op->r1, 0); /* BSWAP r16 is undefined; hardware zeroes it */
+    c->rip += op->len;
+}
+static void op_nop(struct cpu *c, const struct op *op)
+{
+    c->rip += op->len;
+}
+
+/* Condition code of a CMOVcc/SETcc/Jcc mnemonic (the SDM's tttn encoding). */
+int dec_condition(ZydisMnemonic m)
+{
+    static const struct { ZydisMnemonic cmov, set, j; } t[16] = {
+        { ZYDIS_MNEMONIC_CMOVO, ZYDIS_MNEMONIC_SETO, ZYDIS_MNEMONIC_JO },
+        { ZYDIS_MNEMONIC_CMOVNO, ZYDIS_MNEMONIC_SETNO, ZYDIS_MNEMONIC_JNO },
+        { ZYDIS_MNEMONIC_CMOVB, ZYDIS_MNEMONIC_SETB, ZYDIS_MNEMONIC_JB },
+        { ZYDIS_MNEMONIC_CMOVNB, ZYDIS_MNEMONIC_SETNB, ZYDIS_MNEMONIC_JNB },
+        { ZYDIS_MNEMONIC_CMOVZ, ZYDIS_MNEMONIC_SETZ, ZYDIS_MNEMONIC_JZ },
+        { ZYDIS_MNEMONIC_CMOVNZ, ZYDIS_MNEMONIC_SETNZ, ZYDIS_MNEMONIC_JNZ },
+        { ZYDIS_MNEMONIC_CMOVBE, ZYDIS_MNEMONIC_SETBE, ZYDIS_MNEMONIC_JBE },
+        { ZYDIS_MNEMONIC_CMOVNBE, ZYDIS_MNEMONIC_SETNBE, ZYDIS_MNEMONIC_JNBE },
+        { ZYDIS_MNEMONIC_CMOVS, ZYDIS_MNEMONIC_SETS, ZYDIS_MNEMONIC_JS },
+        { ZYDIS_MNEMONIC_CMOVNS, ZYDIS_MNEMONIC_SETNS, ZYDIS_MNEMONIC_JNS },
+        { ZYDIS_MNEMONIC_CMOVP, ZYDIS_MNEMONIC_SETP, ZYDIS_MNEMONIC_JP },
+        { ZYDIS_MNEMONIC_CMOVNP, ZYDIS_MNEMONIC_SETNP, ZYDIS_MNEMONIC_JNP },
+        { ZYDIS_MNEMONIC_CMOVL, ZYDIS_MNEMONIC_SETL, ZYDIS_MNEMONIC_JL },
+        { ZYDIS_MNEMONIC_CMOVNL, ZYDIS_MNEMONIC_SETNL, ZYDIS_MNEMONIC_JNL },
+        { ZYDIS_MNEMONIC_CMOVLE, ZYDIS_MNEMONIC_SETLE, ZYDIS_MNEMONIC_JLE },
+        { ZYDIS_MNEMONIC_CMOVNLE, ZYDIS_MNEMONIC_SETNLE, ZYDIS_MNEMONIC_JNLE },
+    };
+    for (int i = 0; i < 16; i++)
+        if (t[i].cmov == m || t[i].set == m || t[i].j == m)
+            return i;
+    return -1;
+}
+
+static bool dec_mov_forms(struct decoder *d)
+{
+    struct op *op = d->op;
+    unsigned n = d->ops[0].size / 8;
+    op->size = (uint8_t)n;
+    ZydisRegister r0 = is_reg(d, 0) ? d->ops[0].reg.value : ZYDIS_REGISTER_NONE;
+    ZydisRegister r1 = is_reg(d, 1) ? d->ops[1].reg.value : ZYDIS_REGISTER_NONE;
+    /* MOV from a segment register (reads a selector); to one: not supported. */
+    if (r1 >= ZYDIS_REGISTER_ES && r1 <= ZYDIS_REGISTER_GS) {
+        static const uint8_t slot[] = { SEG_ES, SEG_CS, SEG_SS, SEG_DS, SEG_FS, SEG_GS };
+        op->x1 = slot[r1 - ZYDIS_REGISTER_ES];
+        if (is_reg(d, 0)) {
+            op->fn = op_mov_r_sreg;
+            return dec_reg_op(d, 0, &op->r1);
+        }
+        op->fn = op_mov_m_sreg;
+        return dec_mem_op(d, 0);
+    }
+    if (r0 >= ZYDIS_REGISTER_ES && r0 <= ZYDIS_REGISTER_GS)
+        return false;
+    unsigned w = size_index(n);
+    if (is_reg(d, 0)) {
+        if (!dec_reg_op(d, 0, &op->r1))
+            return false;
+        if (is_reg(d, 1)) {
+            op->fn = mov_h[0][w];
+            return dec_reg_op(d, 1, &op->r2);
+        }
+        if (is_mem(d, 1)) {
+            op->fn = mov_h[1][w];
+            return dec_mem_op(d, 1);
+        }
+        op->imm = dec_imm(d, 1);
+        op->fn = mov_h[3][w];
+        return true;
+    }
+    if (!dec_mem_op(d, 0))
+        return false;
+    if (is_reg(d, 1)) {
+        op->fn = mov_h[2][w];
+        return dec_reg_op(d, 1, &op->r2);
+    }
+    op->imm = dec_imm(d, 1);
+    op->fn = mov_h[4][w];
+    return true;
+}
+
+static bool dec_movx(struct decoder *d, bool sign)
+{
+    struct op *op = d->op;
+    op->size = (uint8_t)(d->ops[0].size / 8);
+    op->x1 = (uint8_t)(d->ops[1].size / 8);
+    op->x2 = sign;
+    if (!dec_reg_op(d, 0, &op->r1))
+        return false;
+    if (is_reg(d, 1)) {
+        op->fn = op_movx_r;
+        return dec_reg_op(d, 1, &op->r2);
+    }
+    op->fn = op_movx_m;
+    return dec_mem_op(d, 1);
+}
+
+/* Forms "reg/mem, reg" shared by XCHG, XADD, CMPXCHG. */
+static bool dec_rm_r(struct decoder *d, cpu_handler rr, cpu_handler mr)
+{
+    struct op *op = d->op;
+    op->size = (uint8_t)(d->ops[0].size / 8);
+    if (!dec_reg_op(d, 1, &op->r2))
+        return false;
+    if (is_reg(d, 0)) {
+        op->fn = rr;
+        return dec_reg_op(d, 0, &op->r1);
+    }
+    op->fn = mr;
+    return dec_mem_op(d, 0);
+}
+
+bool dec_mov(struct decoder *d)
+{
+    struct op *op = d->op;
+    ZydisMnemonic m = d->in->mnemonic;
+    switch (m) {
+    case ZYDIS_MNEMONIC_MOV:
+        return dec_mov_forms(d);
+    case ZYDIS_MNEMONIC_MOVZX:
+        return dec_movx(d, false);
+    case ZYDIS_MNEMONIC_MOVSX:
+    case ZYDIS_MNEMONIC_MOVSXD:
+        return dec_movx(d, true);
+    case ZYDIS_MNEMONIC_LEA:
+        if (!dec_reg_op(d, 0, &op->r1) || !dec_mem_op(d, 1))
+            return false;
+        op->seg = SEG_NONE;
+        op->fn = d->ops[0].size == 64 ? op_lea_64 : d->ops[0].size == 32 ? op_lea_32 : op_lea_16;
+        return true;
+    case ZYDIS_MNEMONIC_XCHG:
+        if (is_mem(d, 1)) { /* canonical order: memory first */
+            op->size = (uint8_t)(d->ops[0].size / 8);
+            op->fn = op_xchg_mr;
+            return dec_reg_op(d, 0, &op->r2) && dec_mem_op(d, 1);
+        }
+        return dec_rm_r(d, op_xchg_rr, op_xchg_mr);
+    case ZYDIS_MNEMONIC_XADD:
+        return dec_rm_r(d, op_xadd_rr, op_xadd_m);
+    case ZYDIS_MNEMONIC_CMPXCHG:
+        return dec_rm_r(d, op_cmpxchg_rr, op_cmpxchg_m);
+    case ZYDIS_MNEMONIC_CMPXCHG8B:
+        op->fn = op_cmpxchg8b;
+        return dec_mem_op(d, 0);
+    case ZYDIS_MNEMONIC_CMPXCHG16B:
+        op->fn = op_cmpxchg16b;
+        return dec_mem_op(d, 0);
+    case ZYDIS_MNEMONIC_CBW:
+    case ZYDIS_MNEMONIC_CWDE:
+    case ZYDIS_MNEMONIC_CDQE:
+        op->size = (uint8_t)(d->in->operand_width / 8);
+        op->fn = op_cbw;
+        return true;
+    case ZYDIS_MNEMONIC_CWD:
+    case ZYDIS_MNEMONIC_CDQ:
+    case ZYDIS_MNEMONIC_CQO:
+        op->size = (uint8_t)(d->in->operand_width / 8);
+        op->fn = op_cwd;
+        return true;
+    case ZYDIS_MNEMONIC_BSWAP:
+        op->size = (uint8_t)(d->ops[0].size / 8);
+        op->fn = op_bswap;
+        return dec_reg_op(d, 0, &op->r1);
+    case ZYDIS_MNEMONIC_NOP:
+    case ZYDIS_MNEMONIC_ENDBR64:
+    case ZYDIS_MNEMONIC_ENDBR32:
+    case ZYDIS_MNEMONIC_PAUSE:
+    case ZYDIS_MNEMONIC_LFENCE:
+    case ZYDIS_MNEMONIC_SFENCE:
+    case ZYDIS_MNEMONIC_PREFETCHNTA:
+    case ZYDIS_MNEMONIC_PREFETCHT0:
+    case ZYDIS_MNEMONIC_PREFETCHT1:
+    case ZYDIS_MNEMONIC_PREFETCHT2:
+    case ZYDIS_MNEMONIC_PREFETCHW:
+        op->fn = op_nop;
+        return true;
+    case ZYDIS_MNEMONIC_MFENCE:
+        op->fn = op_nop; /* each handler finishes before the next: only other threads matter */
+        return true;
+    default:
+        break;
+    }
+    int cc = dec_condition(m);
+    if (cc < 0 || (m >= ZYDIS_MNEMONIC_JB && m <= ZYDIS_MNEMONIC_JZ))
+        return false;
+    op->x1 = (uint8_t)cc;
+    op->size = (uint8_t)(d->ops[0].size / 8);
+    bool set = d->ops[0].size == 8 && d->in->operand_count_visible == 1;
+    if (set) {
+        if (is_reg(d, 0)) {
+            op->fn = op_setcc_r;
+            return dec_reg_op(d, 0, &op->r1);
+        }
+        op->fn = op_setcc_m;
+        return dec_mem_op(d, 0);
+    }
+    if (!dec_reg_op(d, 0, &op->r1))
+        return false;
+    if (is_reg(d, 1)) {
+        op->fn = op_cmov_r;
+        return dec_reg_op(d, 1, &op->r2);
+    }
+    op->fn = op_cmov_m;
+    return dec_mem_op(d, 1);
+}
