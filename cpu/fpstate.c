@@ -1,0 +1,47 @@
+/* FXSAVE images <-> CPU state (see cpu/fpstate.h).
+ * ST(i) are stored in stack order (relative to TOP); the abridged tag word
+ * has bit i set when physical register i is valid (not empty). */
+#include <string.h>
+
+#include "cpu/fpstate.h"
+
+void cpu_fxsave_image(const struct cpu *c, uint8_t *out)
+{
+    memset(out, 0, FXSAVE_SIZE);
+    uint16_t fcw = c->fcw, fsw = cpu_fsw(c), fop = c->fop;
+    uint8_t ftw = (uint8_t)~c->ftag;
+    uint32_t mxcsr = c->mxcsr, mask = MXCSR_MASK_VALUE;
+    memcpy(out + 0, &fcw, 2);
+    memcpy(out + 2, &fsw, 2);
+    out[4] = ftw;
+    memcpy(out + 6, &fop, 2);
+    memcpy(out + 8, &c->fip, 8);
+    memcpy(out + 16, &c->fdp, 8);
+    memcpy(out + 24, &mxcsr, 4);
+    memcpy(out + 28, &mask, 4);
+    for (int i = 0; i < 8; i++)
+        memcpy(out + 32 + 16 * i, &c->fpr[(c->ftop + i) & 7], 10);
+    for (int i = 0; i < 16; i++)
+        memcpy(out + 160 + 16 * i, &c->xmm[i], 16);
+}
+
+void cpu_fxrstor_image(struct cpu *c, const uint8_t *in)
+{
+    uint16_t fsw;
+    memcpy(&c->fcw, in + 0, 2);
+    memcpy(&fsw, in + 2, 2);
+    c->ftop = (fsw >> 11) & 7;
+    c->fsw = fsw & ~0x3800u;
+    c->ftag = (uint8_t)~in[4];
+    memcpy(&c->fop, in + 6, 2);
+    memcpy(&c->fip, in + 8, 8);
+    memcpy(&c->fdp, in + 16, 8);
+    memcpy(&c->mxcsr, in + 24, 4);
+    for (int i = 0; i < 8; i++) {
+        long double v = 0;
+        memcpy(&v, in + 32 + 16 * i, 10);
+        c->fpr[(c->ftop + i) & 7] = v;
+    }
+    for (int i = 0; i < 16; i++)
+        memcpy(&c->xmm[i], in + 160 + 16 * i, 16);
+}
