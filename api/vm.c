@@ -7,6 +7,8 @@
 #include <sys/mman.h>
 
 #include "cpu/cpu.h"
+#include "cpu/flags.h"
+#include "cpu/fpstate.h"
 #include "loader/loader.h"
 
 struct elfemu {
@@ -102,11 +104,49 @@ int elfemu_write(elfemu *vm, uint64_t addr, const void *buf, size_t len)
     return vm->loaded ? mm_write(&vm->mm, addr, buf, len) : -EFAULT;
 }
 
-void elfemu_get_regs(const elfemu *vm, elfemu_regs *out)
+void elfemu_get_regs(elfemu *vm, elfemu_regs *out)
 {
     memcpy(out->gpr, vm->cpu.r, sizeof(out->gpr));
     out->rip = vm->cpu.rip;
-    out->rflags = vm->cpu.rflags;
+    out->rflags = cpu_flags(&vm->cpu);
+    out->fs_base = vm->cpu.seg_base[SEG_FS];
+    out->gs_base = vm->cpu.seg_base[SEG_GS];
+}
+
+void elfemu_set_regs(elfemu *vm, const elfemu_regs *in)
+{
+    memcpy(vm->cpu.r, in->gpr, sizeof(in->gpr));
+    vm->cpu.rip = in->rip;
+    cpu_set_flags(&vm->cpu, in->rflags, ~0ull);
+    vm->cpu.seg_base[SEG_FS] = in->fs_base;
+    vm->cpu.seg_base[SEG_GS] = in->gs_base;
+}
+
+void elfemu_get_fpstate(elfemu *vm, uint8_t out[512])
+{
+    cpu_fxsave_image(&vm->cpu, out);
+}
+
+void elfemu_set_fpstate(elfemu *vm, const uint8_t in[512])
+{
+    cpu_fxrstor_image(&vm->cpu, in);
+}
+
+uint64_t elfemu_icount(const elfemu *vm)
+{
+    return vm->cpu.icount;
+}
+
+int elfemu_step(elfemu *vm, elfemu_exit *out)
+{
+    if (!vm->loaded)
+        return -1;
+    cpu_step(&vm->cpu);
+    if (vm->cpu.stop == CPU_RUNNING)
+        return 0;
+    out->signaled = vm->cpu.stop == CPU_SIGNALED;
+    out->code = vm->cpu.stop_code;
+    return 1;
 }
 
 size_t elfemu_maps(const elfemu *vm, elfemu_map *out, size_t max)

@@ -188,6 +188,14 @@ static struct block *decode_block(struct cpu *c, uint64_t rip)
     return b;
 }
 
+void cpu_decode_single(struct cpu *c, struct op *op)
+{
+    unsigned avail = fetchable(c, c->rip);
+    bool ends;
+    if (avail == 0 || cpu_decode_one(c, c->rip, c->mm->base + c->rip, avail, op, &ends) == 0)
+        cpu_fault(c, SIGSEGV, mm_find_vma(c->mm, c->rip + avail) ? 2 : 1, c->rip + avail);
+}
+
 struct block *cpu_block_lookup(struct cpu *c, uint64_t rip)
 {
     struct cpu_cache *k = c->cache;

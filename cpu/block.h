@@ -31,6 +31,8 @@ struct block {
 };
 
 struct block *cpu_block_lookup(struct cpu *c, uint64_t rip);
+/* Decode the one instruction at c->rip, outside the cache (single-stepping). */
+void cpu_decode_single(struct cpu *c, struct op *op);
 void cpu_cache_free_retired(struct cpu *c);
 int cpu_cache_create(struct cpu *c);
 void cpu_cache_destroy(struct cpu *c);

@@ -161,6 +161,10 @@ void cpu_destroy(struct cpu *c);
 /* Run until the guest exits or dies; the reason is in c->stop / c->stop_code. */
 void cpu_run(struct cpu *c);
 
+/* Execute exactly one instruction (tools that single-step); the outcome is
+ * in c->stop as after cpu_run(). */
+void cpu_step(struct cpu *c);
+
 /* Stop the guest as if killed by sig (until guest signal delivery exists). */
 void cpu_raise(struct cpu *c, int sig);
 

@@ -63,6 +63,8 @@ bool dec_x87(struct decoder *d);
 bool dec_sse_int(struct decoder *d);
 bool dec_sse_fp(struct decoder *d);
 bool dec_sse_ext(struct decoder *d);
+bool dec_mmx(struct decoder *d);
+bool dec_sse42(struct decoder *d);
 
 /* Handlers every family may use. */
 void op_unimplemented(struct cpu *c, const struct op *op);

@@ -91,6 +91,27 @@ void op_invalid(struct cpu *c, const struct op *op)
     log_op(c, op, true);
 }
 
+void cpu_step(struct cpu *c)
+{
+    sigjmp_buf jmp;
+    struct mm_fault fault;
+    mm_fault_install();
+    c->fault_jmp = &jmp;
+    c->stop = CPU_RUNNING;
+    int why = sigsetjmp(jmp, 0);
+    if (why) {
+        mm_fault_disarm();
+        cpu_raise(c, why == 1 ? (fault.host_signo == SIGBUS ? SIGBUS : SIGSEGV) : c->fault_sig);
+        return;
+    }
+    mm_fault_arm(c->mm, &jmp, &fault);
+    struct op op;
+    cpu_decode_single(c, &op);
+    op.fn(c, &op);
+    c->icount++;
+    mm_fault_disarm();
+}
+
 void cpu_run(struct cpu *c)
 {
     sigjmp_buf jmp;

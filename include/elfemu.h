@@ -75,6 +75,13 @@ typedef struct elfemu_exit {
 /** Run the loaded guest until it exits or dies; returns 0 or -1 on emulator error. */
 int elfemu_run(elfemu *vm, elfemu_exit *exit_out);
 
+/**
+ * Execute exactly one instruction of the loaded guest.
+ * @return 0 while the guest runs on, 1 when it has stopped (then @p exit_out
+ *         says how), -1 on emulator error.
+ */
+int elfemu_step(elfemu *vm, elfemu_exit *exit_out);
+
 /** Copy guest memory at @p addr; 0 on success, -EFAULT when not readable. */
 int elfemu_read(elfemu *vm, uint64_t addr, void *buf, size_t len);
 
@@ -86,10 +93,24 @@ typedef struct elfemu_regs {
     uint64_t gpr[16]; /**< rax rcx rdx rbx rsp rbp rsi rdi r8..r15 (ia32: low 32 bits) */
     uint64_t rip;     /**< instruction pointer */
     uint64_t rflags;  /**< flags as the guest would see them with pushf */
+    uint64_t fs_base; /**< FS segment base (x86_64 TLS) */
+    uint64_t gs_base; /**< GS segment base (ia32 TLS) */
 } elfemu_regs;
 
 /** Read the registers of the guest's (first) thread. */
-void elfemu_get_regs(const elfemu *vm, elfemu_regs *out);
+void elfemu_get_regs(elfemu *vm, elfemu_regs *out);
+
+/** Write the registers of the guest's (first) thread (rflags: user-changeable bits only). */
+void elfemu_set_regs(elfemu *vm, const elfemu_regs *in);
+
+/** The x87/MMX/SSE state as a 64-bit FXSAVE image (512 bytes). */
+void elfemu_get_fpstate(elfemu *vm, uint8_t out[512]);
+
+/** Load the x87/MMX/SSE state from a 64-bit FXSAVE image (512 bytes). */
+void elfemu_set_fpstate(elfemu *vm, const uint8_t in[512]);
+
+/** Instructions the guest has retired so far. */
+uint64_t elfemu_icount(const elfemu *vm);
 
 /** Index of a register in elfemu_regs::gpr. */
 enum { ELFEMU_RAX, ELFEMU_RCX, ELFEMU_RDX, ELFEMU_RBX, ELFEMU_RSP, ELFEMU_RBP,
