@@ -1,0 +1,91 @@
+/* Shared by the SSE families: XMM/MMX operand decoding, alignment checks,
+ * and running host SSE arithmetic under the guest's MXCSR.
+ *
+ * Floating-point SSE instructions are executed with the host's own SSE
+ * instructions while the guest's MXCSR (rounding, DAZ, FTZ) is loaded into
+ * the host's: the result, the denormal handling and the exception flags
+ * are then those of real hardware bit for bit, which is what the tests
+ * compare against.  All exceptions stay masked on the host; when the guest
+ * has unmasked one that occurred, the instruction is abandoned before
+ * anything is committed and the guest gets SIGFPE, as #XM would give it. */
+#ifndef CPU_SSE_H
+#define CPU_SSE_H
+
+#include <signal.h>
+
+#include "cpu/decode.h"
+#include "cpu/mem.h"
+
+#define MXCSR_FLAGS 0x3fu    /* IE DE ZE OE UE PE */
+#define MXCSR_MASKS 0x1f80u  /* IM DM ZM OM UM PM */
+
+/* Load the guest's MXCSR (all exceptions masked, flags cleared) into the
+ * host; returns the host's own MXCSR for sse_leave(). */
+static inline uint32_t sse_enter(const struct cpu *c)
+{
+    uint32_t host = __builtin_ia32_stmxcsr();
+    __builtin_ia32_ldmxcsr((c->mxcsr & ~MXCSR_FLAGS) | MXCSR_MASKS);
+    return host;
+}
+
+/* The exception flags the operation raised; restores the host's MXCSR. */
+static inline uint32_t sse_leave(uint32_t host)
+{
+    uint32_t flags = __builtin_ia32_stmxcsr() & MXCSR_FLAGS;
+    __builtin_ia32_ldmxcsr(host);
+    return flags;
+}
+
+/* Fold raised flags into the guest's MXCSR, or fault when one is unmasked
+ * (SIGFPE with the si_code of the highest-priority exception). Call before
+ * committing the result. */
+static inline void sse_commit_flags(struct cpu *c, uint32_t raised)
+{
+    uint32_t unmasked = raised & ~(c->mxcsr >> 7) & MXCSR_FLAGS;
+    if (UNLIKELY(unmasked)) {
+        c->mxcsr |= raised;
+        int code = (unmasked & 1) ? 7 /* FPE_FLTINV */ : (unmasked & 4) ? 3 /* FPE_FLTDIV */
+                 : (unmasked & 8) ? 4 /* FPE_FLTOVF */ : (unmasked & 16) ? 5 /* FPE_FLTUND */
+                 : (unmasked & 32) ? 6 /* FPE_FLTRES */ : 7;
+        cpu_fault(c, SIGFPE, code, c->rip);
+    }
+    c->mxcsr |= raised;
+}
+
+/* Legacy-SSE 16-byte memory operands must be aligned: #GP -> SIGSEGV. */
+static inline void sse_check_align16(struct cpu *c, uint64_t a)
+{
+    if (UNLIKELY(a & 15))
+        cpu_fault(c, SIGSEGV, 0x80 /* SI_KERNEL */, 0);
+}
+
+/* The MMX register i: the 64-bit mantissa of x87 physical register i. */
+static inline uint64_t *mmx_reg(struct cpu *c, unsigned i)
+{
+    return (uint64_t *)&c->fpr[i & 7];
+}
+
+/* Any MMX instruction: TOP = 0 and every x87 register valid (SDM vol. 1,
+ * 9.5.1). */
+static inline void mmx_enter(struct cpu *c)
+{
+    c->ftop = 0;
+    c->ftag = 0;
+}
+
+/* After writing MMX register i: its exponent and sign read as all ones. */
+static inline void mmx_written(struct cpu *c, unsigned i)
+{
+    ((uint16_t *)&c->fpr[i & 7])[4] = 0xffff;
+}
+
+/* MMX register number of operand i (ZYDIS_REGISTER_MM0..7), or -1. */
+static inline int dec_mmx_reg(const struct decoder *d, unsigned i)
+{
+    if (!is_reg(d, i))
+        return -1;
+    ZydisRegister r = d->ops[i].reg.value;
+    return (r >= ZYDIS_REGISTER_MM0 && r <= ZYDIS_REGISTER_MM7) ? (int)(r - ZYDIS_REGISTER_MM0) : -1;
+}
+
+#endif
