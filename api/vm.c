@@ -1,6 +1,7 @@
 /* The public API (include/elfemu.h): a VM ties the address space, the
  * loader's record, and the CPU together. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "cpu/flags.h"
 #include "cpu/fpstate.h"
 #include "loader/loader.h"
+#include "syscalls/syscalls.h"
 
 struct elfemu {
     elfemu_config cfg;
@@ -72,6 +74,8 @@ int elfemu_load(elfemu *vm, const char *path, char *const argv[], char *const en
     if (ldr_load(&vm->mm, &p, path, argv, envp, &vm->info, err) != 0)
         return -1;
     vm->loaded = true;
+    char exe[PATH_MAX];
+    sys_set_exe(realpath(vm->info.program.path, exe) ? exe : vm->info.program.path);
     cpu_init(&vm->cpu, &vm->mm, vm->info.bits);
     vm->cpu.log_unimplemented = vm->cfg.log_unimplemented;
     vm->cpu.rip = vm->info.entry;

@@ -39,7 +39,7 @@ static int map_segment(struct mm_space *mm, const struct ldr_file *f, const stru
     int e = 0;
     if (p->filesz > 0) {
         seg->map_end = mm_page_up(file_end);
-        e = mm_map_file(mm, seg->map_start, seg->map_end - seg->map_start, prot, f->fd,
+        e = mm_map_file(mm, seg->map_start, seg->map_end - seg->map_start, prot, 0, f->fd,
                         mm_page_down(p->offset), f->path);
         if (e)
             goto fail;

@@ -70,8 +70,9 @@ int mm_map_anon(struct mm_space *mm, uint64_t start, uint64_t len, int prot, int
     len = mm_page_up(len);
     if (!range_ok(mm, start, len))
         return -EINVAL;
+    int share = (flags & MM_VMA_SHARED) ? MAP_SHARED : MAP_PRIVATE;
     void *p = mmap(mm->base + start, len, host_prot(prot),
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+                   share | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED)
         return -errno;
     struct mm_vma v = { .start = start, .end = start + len, .prot = prot,
@@ -82,7 +83,7 @@ int mm_map_anon(struct mm_space *mm, uint64_t start, uint64_t len, int prot, int
     return err;
 }
 
-int mm_map_file(struct mm_space *mm, uint64_t start, uint64_t len, int prot, int fd,
+int mm_map_file(struct mm_space *mm, uint64_t start, uint64_t len, int prot, int flags, int fd,
                 uint64_t offset, const char *name)
 {
     prot = guest_prot(mm, prot);
@@ -92,11 +93,11 @@ int mm_map_file(struct mm_space *mm, uint64_t start, uint64_t len, int prot, int
     struct stat st;
     if (fstat(fd, &st) != 0)
         return -errno;
-    void *p = mmap(mm->base + start, len, host_prot(prot), MAP_PRIVATE | MAP_FIXED, fd,
-                   (off_t)offset);
+    int share = (flags & MM_VMA_SHARED) ? MAP_SHARED : MAP_PRIVATE;
+    void *p = mmap(mm->base + start, len, host_prot(prot), share | MAP_FIXED, fd, (off_t)offset);
     if (p == MAP_FAILED)
         return -errno;
-    struct mm_vma v = { .start = start, .end = start + len, .prot = prot, .flags = 0,
+    struct mm_vma v = { .start = start, .end = start + len, .prot = prot, .flags = flags,
                         .offset = offset, .dev = st.st_dev, .ino = st.st_ino,
                         .name = (char *)name };
     int err = mm_vmas_insert(&mm->vmas, &v);

@@ -68,11 +68,12 @@ static inline void *mm_g2h(const struct mm_space *mm, uint64_t g, uint64_t len)
     return mm->base + g;
 }
 
-/* Map anonymous zero pages / a file at the fixed guest range [start, start+len).
- * Existing mappings in the range are replaced.  0 or -errno. */
+/* Map anonymous zero pages / a file at the fixed guest range [start, start+len),
+ * private, or shared with MM_VMA_SHARED in flags.  Existing mappings in the
+ * range are replaced.  0 or -errno. */
 int mm_map_anon(struct mm_space *mm, uint64_t start, uint64_t len, int prot, int flags,
                 const char *name);
-int mm_map_file(struct mm_space *mm, uint64_t start, uint64_t len, int prot, int fd,
+int mm_map_file(struct mm_space *mm, uint64_t start, uint64_t len, int prot, int flags, int fd,
                 uint64_t offset, const char *name);
 int mm_unmap(struct mm_space *mm, uint64_t start, uint64_t len);
 int mm_protect(struct mm_space *mm, uint64_t start, uint64_t len, int prot);

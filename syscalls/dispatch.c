@@ -1,24 +1,28 @@
-/* Syscall dispatch for both ABIs.
+/* Syscall dispatch for both ABIs, and the guest-memory helpers.
  *
  * x86_64: number in rax, arguments in rdi rsi rdx r10 r8 r9, result in rax.
  * i386 (int $0x80): number in eax, arguments in ebx ecx edx esi edi ebp,
  * result in eax; arguments are 32-bit and never sign-extended. */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
 
 #include "syscalls/syscalls.h"
 
-static const sys_handler table_64[SYS_TABLE_SIZE] = {
-#define SYSCALL(name, nr64, nr32) [(nr64) < 0 ? SYS_TABLE_SIZE - 1 : (nr64)] = sys_##name,
-#include "syscalls/list.h"
-#undef SYSCALL
-};
+static sys_handler table_64[SYS_TABLE_SIZE], table_32[SYS_TABLE_SIZE];
 
-static const sys_handler table_32[SYS_TABLE_SIZE] = {
-#define SYSCALL(name, nr32_unused, nr32) [(nr32) < 0 ? SYS_TABLE_SIZE - 1 : (nr32)] = sys_##name,
+/* Both tables from the one list. */
+__attribute__((constructor)) static void build_tables(void)
+{
+#define SYSCALL(name, nr64, nr32)                                                       \
+    if ((nr64) >= 0)                                                                    \
+        table_64[(nr64)] = sys_##name;                                                  \
+    if ((nr32) >= 0)                                                                    \
+        table_32[(nr32)] = sys_##name;
 #include "syscalls/list.h"
 #undef SYSCALL
-};
+}
 
 /* An unknown syscall gets -ENOSYS and one log line naming it. */
 static __attribute__((cold)) int64_t sys_unknown(struct cpu *c, uint64_t nr,
@@ -29,8 +33,8 @@ static __attribute__((cold)) int64_t sys_unknown(struct cpu *c, uint64_t nr,
     if (c->log_unimplemented && !logged[slot]) {
         logged[slot] = 1;
         const char *name = nr < SYS_TABLE_SIZE && names[nr] ? names[nr] : "unknown";
-        fprintf(stderr, "elfemu: unimplemented %s syscall %s (%llu): -ENOSYS\n",
-                c->bits == 64 ? "x86_64" : "i386", name, (unsigned long long)nr);
+        fprintf(stderr, "elfemu: unsupported syscall %s (%llu)%s\n", name,
+                (unsigned long long)nr, c->bits == 32 ? " for i386" : "");
     }
     return -ENOSYS;
 }
@@ -39,7 +43,7 @@ void sys_dispatch_64(struct cpu *c)
 {
     uint64_t nr = c->r[R_AX];
     const uint64_t a[6] = { c->r[R_DI], c->r[R_SI], c->r[R_DX], c->r[R_10], c->r[R_8], c->r[R_9] };
-    sys_handler h = nr < SYS_TABLE_SIZE - 1 ? table_64[nr] : NULL;
+    sys_handler h = nr < SYS_TABLE_SIZE ? table_64[nr] : NULL;
     c->r[R_AX] = (uint64_t)(h ? h(c, a) : sys_unknown(c, nr, sys_names_64));
 }
 
@@ -48,7 +52,73 @@ void sys_dispatch_32(struct cpu *c)
     uint64_t nr = (uint32_t)c->r[R_AX];
     const uint64_t a[6] = { (uint32_t)c->r[R_BX], (uint32_t)c->r[R_CX], (uint32_t)c->r[R_DX],
                             (uint32_t)c->r[R_SI], (uint32_t)c->r[R_DI], (uint32_t)c->r[R_BP] };
-    sys_handler h = nr < SYS_TABLE_SIZE - 1 ? table_32[nr] : NULL;
+    sys_handler h = nr < SYS_TABLE_SIZE ? table_32[nr] : NULL;
     int64_t r = h ? h(c, a) : sys_unknown(c, nr, sys_names_32);
     c->r[R_AX] = (uint32_t)r;
+}
+
+void *guest_buf(struct cpu *c, uint64_t addr, uint64_t len, int prot)
+{
+    if (len == 0)
+        return c->mm->base; /* never dereferenced for 0 bytes; a valid host address */
+    if (c->bits == 32 && (addr >= (1ull << 32) || len > (1ull << 32) - addr))
+        return NULL;
+    if (!mm_check(c->mm, addr, len, prot))
+        return NULL;
+    if (prot & PROT_WRITE)
+        cpu_invalidate(c, addr, addr + len); /* the host must be able to write it */
+    return c->mm->base + addr;
+}
+
+const char *guest_str(struct cpu *c, uint64_t addr, uint64_t max, int *err)
+{
+    *err = -EFAULT;
+    uint64_t a = addr;
+    while (a - addr < max) {
+        if (!mm_check(c->mm, a, 1, PROT_READ))
+            return NULL;
+        /* Scan to the end of this page at most. */
+        uint64_t page_end = mm_page_down(a) + MM_PAGE_SIZE;
+        uint64_t n = page_end - a;
+        if (n > max - (a - addr))
+            n = max - (a - addr);
+        const char *p = memchr(c->mm->base + a, 0, n);
+        if (p) {
+            *err = 0;
+            return (const char *)c->mm->base + addr;
+        }
+        a += n;
+    }
+    *err = -ENAMETOOLONG;
+    return NULL;
+}
+
+int copy_to_guest(struct cpu *c, uint64_t addr, const void *src, uint64_t len)
+{
+    void *p = guest_buf(c, addr, len, PROT_WRITE);
+    if (!p)
+        return -EFAULT;
+    memcpy(p, src, len);
+    return 0;
+}
+
+int copy_from_guest(struct cpu *c, void *dst, uint64_t addr, uint64_t len)
+{
+    void *p = guest_buf(c, addr, len, PROT_READ);
+    if (!p)
+        return -EFAULT;
+    memcpy(dst, p, len);
+    return 0;
+}
+
+static char exe_path[4096];
+
+void sys_set_exe(const char *path)
+{
+    snprintf(exe_path, sizeof(exe_path), "%s", path);
+}
+
+const char *sys_exe(void)
+{
+    return exe_path;
 }

@@ -1,4 +1,6 @@
-/* The syscall layer: one table per ABI, generated from syscalls/list.h. */
+/* The syscall layer: one list (syscalls/list.h) generates the handler
+ * declarations and both dispatch tables (x86_64 and i386 numbering).
+ * Handlers are split by area: fs.c, mem.c, proc.c, time.c. */
 #ifndef SYSCALLS_SYSCALLS_H
 #define SYSCALLS_SYSCALLS_H
 
@@ -18,5 +20,32 @@ typedef int64_t (*sys_handler)(struct cpu *c, const uint64_t a[6]);
 
 extern const char *const sys_names_64[SYS_TABLE_SIZE];
 extern const char *const sys_names_32[SYS_TABLE_SIZE];
+
+/* ------------------------------------------------------------ guest memory
+ * Every guest pointer goes through these before the host sees it: a bad
+ * pointer gives -EFAULT, never a host fault and never a host address. */
+
+/* Host pointer for len bytes at guest addr with prot (PROT_READ for data
+ * the host reads, PROT_WRITE for data it writes); NULL when not accessible.
+ * A writable buffer on a page holding decoded code is released first. */
+void *guest_buf(struct cpu *c, uint64_t addr, uint64_t len, int prot);
+
+/* Validate the NUL-terminated guest string at addr (at most max bytes with
+ * the NUL) and return its host address, or NULL (-EFAULT; -ENAMETOOLONG is
+ * reported through *err when it is too long). */
+const char *guest_str(struct cpu *c, uint64_t addr, uint64_t max, int *err);
+
+/* Copy to / from the guest; 0 or -EFAULT. */
+int copy_to_guest(struct cpu *c, uint64_t addr, const void *src, uint64_t len);
+int copy_from_guest(struct cpu *c, void *dst, uint64_t addr, uint64_t len);
+
+/* -errno from a host call's return value. */
+static inline int64_t host_ret(int64_t r);
+#include <errno.h>
+static inline int64_t host_ret(int64_t r) { return r < 0 ? -errno : r; }
+
+/* The guest's own executable (for /proc/self/exe); set by the VM. */
+void sys_set_exe(const char *path);
+const char *sys_exe(void);
 
 #endif
