@@ -207,6 +207,11 @@ int ldr_elf_read(struct ldr_elf *e, const struct ldr_file *f, uint64_t space_siz
         return ldr_fail(err, LDR_ENOEXEC, f->path,
                         "PT_LOAD segments span %#" PRIx64 " bytes, more than half the guest "
                         "address space", e->hi - e->lo);
+    /* load_elf_binary(): BAD_ADDR(e_entry), the entry must be a user address. */
+    if (e->entry >= space_size)
+        return ldr_fail(err, LDR_ENOEXEC, f->path,
+                        "entry point %#" PRIx64 " outside the %d-bit guest address space",
+                        e->entry, space_size == (1ull << 32) ? 32 : 46);
     return 0;
 }
 
