@@ -10,18 +10,36 @@
 
 #include "loader/loader.h"
 
+/* Bytes a one-line message must not carry as they are: control characters
+ * (a newline in PT_INTERP, the \r of a DOS #! line) are shown escaped. */
+static void copy_escaped(char *dst, size_t size, const char *src)
+{
+    size_t n = 0;
+    for (; *src && n + 5 < size; src++) {
+        unsigned char ch = (unsigned char)*src;
+        if (ch < 0x20 || ch == 0x7f)
+            n += (size_t)snprintf(dst + n, size - n, "\\x%02x", ch);
+        else
+            dst[n++] = (char)ch;
+    }
+    dst[n] = 0;
+}
+
 int ldr_fail(elfemu_error *err, int status, const char *path, const char *fmt, ...)
 {
     if (!err)
         return -1;
     err->status = status;
-    int n = snprintf(err->message, sizeof(err->message), "%s: ", path);
-    if (n < 0 || (size_t)n >= sizeof(err->message))
-        n = 0;
+    char raw[2 * sizeof(err->message)];
+    /* A path too long for the message is shortened in the middle. */
+    size_t plen = strlen(path);
+    int n = plen > 320 ? snprintf(raw, sizeof(raw), "%.150s...%s: ", path, path + plen - 150)
+                       : snprintf(raw, sizeof(raw), "%s: ", path);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err->message + n, sizeof(err->message) - (size_t)n, fmt, ap);
+    vsnprintf(raw + n, sizeof(raw) - (size_t)n, fmt, ap);
     va_end(ap);
+    copy_escaped(err->message, sizeof(err->message), raw);
     return -1;
 }
 
@@ -29,19 +47,19 @@ static int open_one(struct ldr_file *f, const char *path)
 {
     if (strlen(path) >= sizeof(f->path))
         return -ENAMETOOLONG;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* open_exec(): only regular files can be executed.  Look before opening:
+     * opening a FIFO would block. */
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return -errno;
+    if (!S_ISREG(st.st_mode))
+        return S_ISDIR(st.st_mode) ? -EISDIR : -EACCES;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return -errno;
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int e = -errno;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) { /* replaced meanwhile */
         close(fd);
-        return e;
-    }
-    /* open_exec(): only regular files can be executed. */
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        return S_ISDIR(st.st_mode) ? -EISDIR : -EACCES;
+        return -EACCES;
     }
     f->fd = fd;
     f->size = (uint64_t)st.st_size;

@@ -126,6 +126,35 @@ static int place_interp(const struct ldr_elf *e, const struct mm_space *mm, uint
     return 0;
 }
 
+/* Where an image would go must be free: inside the space, above
+ * LDR_MMAP_MIN, clear of the stack and of the other image ([other_lo,
+ * other_hi), empty when other_hi == 0); its entry point inside the space.
+ * Checked before anything is mapped. */
+static int check_placement(const struct ldr_elf *e, uint64_t bias, const struct mm_space *mm,
+                           const elfemu_load_info *info, uint64_t other_lo, uint64_t other_hi,
+                           const char *path, const char *what, elfemu_error *err)
+{
+    uint64_t lo = e->lo + bias, hi = mm_page_up(e->hi + bias);
+    int bits = mm->size == (1ull << 32) ? 32 : 46;
+    if (hi > mm->size || hi < lo)
+        return ldr_fail(err, LDR_ENOEXEC, path, "%ssegments [%#" PRIx64 ", %#" PRIx64 ") end beyond "
+                        "the %d-bit guest address space", what, lo, e->hi + bias, bits);
+    if (lo < LDR_MMAP_MIN)
+        return ldr_fail(err, LDR_ENOEXEC, path, "%ssegment at %#" PRIx64 " is below the lowest "
+                        "address a program may map (%#llx)", what, lo, LDR_MMAP_MIN);
+    if (lo < info->stack_top && hi > info->stack_low)
+        return ldr_fail(err, LDR_ENOEXEC, path, "%ssegments [%#" PRIx64 ", %#" PRIx64 ") overlap "
+                        "the stack [%#" PRIx64 ", %#" PRIx64 ")", what, lo, hi, info->stack_low,
+                        info->stack_top);
+    if (other_hi && lo < other_hi && hi > other_lo)
+        return ldr_fail(err, LDR_ENOEXEC, path, "%s[%#" PRIx64 ", %#" PRIx64 ") overlaps the "
+                        "program [%#" PRIx64 ", %#" PRIx64 ")", what, lo, hi, other_lo, other_hi);
+    if (e->entry + bias >= mm->size)
+        return ldr_fail(err, LDR_ENOEXEC, path, "%sentry point %#" PRIx64 " outside the %d-bit "
+                        "guest address space", what, e->entry + bias, bits);
+    return 0;
+}
+
 /* Open and validate the interpreter named by PT_INTERP (load_elf_binary()'s
  * "interpreter" block): it must be ELF, of the program's class, and must not
  * itself ask for an interpreter. */
@@ -215,7 +244,11 @@ int ldr_load(struct mm_space *mm, const struct ldr_params *p, const char *path,
                          MM_PAGE_SIZE;
     info->mmap_base = mm->mmap_base;
 
+    info->stack_low = info->stack_top - ldr_stack_size();
+
     uint64_t bias = place_program(&prog, mm, p);
+    if (check_placement(&prog, bias, mm, info, 0, 0, pf.path, "", err) != 0)
+        goto out;
     if (map_image(mm, &pf, &prog, bias, &info->program, err) != 0)
         goto out;
     /* set_brk(): the heap starts at the page after the highest segment. */
@@ -229,6 +262,11 @@ int ldr_load(struct mm_space *mm, const struct ldr_params *p, const char *path,
             ldr_fail(err, LDR_ENOEXEC, pf.path, "no room for interpreter %s", inf.path);
             goto out;
         }
+        char what[PATH_MAX + 16];
+        snprintf(what, sizeof(what), "interpreter %s ", inf.path);
+        if (check_placement(&interp, ibias, mm, info, info->program.start,
+                            mm_page_up(info->program.end), pf.path, what, err) != 0)
+            goto out;
         if (map_image(mm, &inf, &interp, ibias, &info->interp, err) != 0)
             goto out;
         info->has_interp = true;

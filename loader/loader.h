@@ -26,6 +26,7 @@
 #define LDR_PIE_BASE_64 0x2aaaaaaaa000ull   /* ELF_ET_DYN_BASE: 2/3 of the space */
 #define LDR_PIE_BASE_32 0x56555000ull       /* where Linux puts ia32 PIEs without ASLR */
 #define LDR_MMAP_GAP (128ull << 20)         /* mmap_base = stack top - this (mmap_base()) */
+#define LDR_MMAP_MIN 0x10000ull             /* vm.mmap_min_addr: nothing is mapped below */
 
 /* Record a failure "path: reason" with a shell-like status; returns -1. */
 int ldr_fail(elfemu_error *err, int status, const char *path, const char *fmt, ...)
@@ -120,6 +121,9 @@ int ldr_load(struct mm_space *mm, const struct ldr_params *p, const char *path,
 int ldr_map_vdso(struct mm_space *mm, int bits, elfemu_load_info *info);
 
 /* ---------------------------------------------------------------- stack.c */
+/* The size of the [stack] mapping (from the stack rlimit). */
+uint64_t ldr_stack_size(void);
+
 /* Map the stack and write strings, random bytes, platform, auxv, envp,
  * argv and argc (setup_arg_pages + create_elf_tables).  0 or -1 with err. */
 int ldr_build_stack(struct mm_space *mm, const struct ldr_params *p, const struct ldr_elf *prog,

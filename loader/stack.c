@@ -24,7 +24,7 @@
 
 /* The [stack] mapping: the stack rlimit, like the kernel's growth limit
  * (an unlimited or tiny rlimit gets 8 MiB, a huge one is capped). */
-static uint64_t stack_size(void)
+uint64_t ldr_stack_size(void)
 {
     struct rlimit rl;
     uint64_t sz = 8ull << 20;
@@ -105,8 +105,7 @@ int ldr_build_stack(struct mm_space *mm, const struct ldr_params *p, const struc
                     const struct ldr_args *args, elfemu_load_info *info, elfemu_error *err)
 {
     const struct stack_writer w = { mm, prog->bits == 64 ? 8u : 4u };
-    uint64_t size = stack_size();
-    info->stack_low = info->stack_top - size;
+    uint64_t size = info->stack_top - info->stack_low; /* chosen by ldr_load() */
     int prot = PROT_READ | PROT_WRITE | (info->exec_stack ? PROT_EXEC : 0);
     int e = mm_map_anon(mm, info->stack_low, size, prot, MM_VMA_GROWSDOWN, "[stack]");
     if (e)
