@@ -24,6 +24,7 @@ struct cpu_cache {
     struct page_entry *pages[1u << PAGE_HASH_BITS];
     struct block *retired;
     uint64_t epoch;
+    uint64_t npages;       /* entries in pages[] */
     struct mm_space *mm;
 };
 
@@ -46,6 +47,7 @@ static struct page_entry *page_get(struct cpu_cache *k, uint64_t page, bool crea
     p->page = page;
     p->next = *slot;
     *slot = p;
+    k->npages++;
     return p;
 }
 
@@ -57,6 +59,7 @@ static void page_forget(struct cpu_cache *k, struct page_entry *pe)
     *slot = pe->next;
     free(pe->v);
     free(pe);
+    k->npages--;
 }
 
 static void retire(struct cpu_cache *k, struct block *b)
@@ -106,10 +109,21 @@ static bool code_write_hook(uint64_t addr)
 void cpu_invalidate(struct cpu *c, uint64_t start, uint64_t end)
 {
     struct cpu_cache *k = c->cache;
-    if (!k)
+    if (!k || k->npages == 0 || end <= start)
         return;
-    for (uint64_t p = mm_page_down(start); p < end; p += MM_PAGE_SIZE)
-        invalidate_page(k, p);
+    uint64_t first = mm_page_down(start);
+    if ((end - first) / MM_PAGE_SIZE <= 4 * k->npages) {
+        for (uint64_t p = first; p < end; p += MM_PAGE_SIZE)
+            invalidate_page(k, p);
+        return;
+    }
+    /* A large range (a big munmap or mmap): visit the code pages instead. */
+    for (unsigned i = 0; i < (1u << PAGE_HASH_BITS); i++)
+        for (struct page_entry *pe = k->pages[i], *next; pe; pe = next) {
+            next = pe->next;
+            if (pe->page >= first && pe->page < end)
+                invalidate_page(k, pe->page);
+        }
 }
 
 static int page_add(struct cpu_cache *k, uint64_t page, struct block *b)

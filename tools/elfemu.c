@@ -1,5 +1,6 @@
 /* elfemu: run a Linux x86_64 or ia32 ELF program in the emulator. */
 #include <signal.h>
+#include <sys/resource.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,9 @@ static void exit_like(const elfemu_exit *x)
     fflush(NULL);
     if (!x->signaled)
         exit(x->code);
+    /* Like the kernel for the guest: no core file of the emulator. */
+    struct rlimit no_core = { 0, 0 };
+    setrlimit(RLIMIT_CORE, &no_core);
     signal(x->code, SIG_DFL);
     sigset_t set;
     sigemptyset(&set);
