@@ -71,8 +71,11 @@ int harness_emu(const uint8_t *code, size_t len, struct hstate *s)
             mm_map_anon(&mm, HARNESS_DATA, HARNESS_DATA_SIZE, PROT_READ | PROT_WRITE, 0, "data") != 0)
             abort();
         ready = true;
+        cpu_init(&c, &mm, 64);
     } else {
-        cpu_destroy(&c);
+        /* One CPU for every case (creating a block cache is not free):
+         * forget the previous case's code instead. */
+        cpu_invalidate(&c, EMU_CODE, EMU_CODE + 4096);
         mm_protect(&mm, EMU_CODE, 4096, PROT_READ | PROT_WRITE);
     }
     memset(mm.base + EMU_CODE, 0, 4096);
@@ -80,11 +83,12 @@ int harness_emu(const uint8_t *code, size_t len, struct hstate *s)
     mm.base[EMU_CODE + len] = 0xcc; /* int3 ends the run */
     mm_protect(&mm, EMU_CODE, 4096, PROT_READ | PROT_EXEC);
     memcpy(mm.base + HARNESS_DATA, s->data, HARNESS_DATA_SIZE);
-    cpu_init(&c, &mm, 64);
     c.log_unimplemented = true;
+    c.seg_base[SEG_FS] = c.seg_base[SEG_GS] = 0;
     memcpy(c.r, s->r, sizeof(c.r));
     c.rip = EMU_CODE;
     c.rflags = s->rflags | RFLAGS_FIXED;
+    c.lf_op = LF_NONE;
     cpu_fxrstor_image(&c, s->fx);
     cpu_run(&c);
     int sig = 0;
