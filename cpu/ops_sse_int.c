@@ -1,10 +1,362 @@
-/* The sse_int instruction family: being written (see the CPU core issue).
- * Until it lands, its mnemonics are claimed by no family and execute as
- * unimplemented instructions (logged, SIGILL). */
-#include "cpu/decode.h"
+/* SSE2 integer instructions on XMM registers (legacy 66 0F encodings; the
+ * VEX forms are AVX's): MOVD/MOVQ, MOVDQA/MOVDQU/MOVNTDQ, MOVQ2DQ/MOVDQ2Q,
+ * the lane arithmetic, compares, logic, shifts, shuffles, packs and unpacks,
+ * PMOVMSKB, PINSRW/PEXTRW and MASKMOVDQU.
+ *
+ * The operations are the kernels of cpu/sse_int.h with n = 16; handlers
+ * are generated per operand form: rr (xmm, xmm), rm (xmm, m128) and ri
+ * (xmm, imm8: the shifts).  Legacy-SSE 128-bit memory operands must be
+ * 16-byte aligned (SDM vol. 1, 11.6.7) except for MOVDQU. */
+#include "cpu/sse_int.h"
+
+#define XMM(i) (&c->xmm[i])
+
+#define GEN_RR_RM(name)                                                                 \
+    static void op_x_##name##_rr(struct cpu *c, const struct op *op)                    \
+    {                                                                                   \
+        xmm_t r;                                                                        \
+        k_##name(&r, XMM(op->x1), XMM(op->x2), (unsigned)op->imm, 16);                  \
+        *XMM(op->x1) = r;                                                               \
+        c->rip += op->len;                                                              \
+    }                                                                                   \
+    static void op_x_##name##_rm(struct cpu *c, const struct op *op)                    \
+    {                                                                                   \
+        uint64_t a = op_ea(c, op);                                                      \
+        xmm_t y, r;                                                                     \
+        sse_check_align16(c, a);                                                        \
+        load128(c, a, &y);                                                              \
+        k_##name(&r, XMM(op->x1), &y, (unsigned)op->imm, 16);                           \
+        *XMM(op->x1) = r;                                                               \
+        c->rip += op->len;                                                              \
+    }
+#define GEN_RI(name)                                                                    \
+    static void op_x_##name##_ri(struct cpu *c, const struct op *op)                    \
+    {                                                                                   \
+        xmm_t y = { .q = { (uint64_t)op->imm, 0 } }, r;                                 \
+        k_##name(&r, XMM(op->x1), &y, (unsigned)op->imm, 16);                           \
+        *XMM(op->x1) = r;                                                               \
+        c->rip += op->len;                                                              \
+    }
+#define GEN_SHIFT(name) GEN_RR_RM(name) GEN_RI(name)
+
+/* XMM-only operations (no MMX form). */
+#define XMM_ONLY_OPS(X)                                                                 \
+    X(punpcklqdq, PUNPCKLQDQ) X(punpckhqdq, PUNPCKHQDQ)                                 \
+    X(pshufd, PSHUFD) X(pshuflw, PSHUFLW) X(pshufhw, PSHUFHW)
+#define GEN_RR_RM_X(name, M) GEN_RR_RM(name)
+#define GEN_SHIFT_X(name, M) GEN_SHIFT(name)
+SIMD_BOTH_OPS(GEN_RR_RM_X)
+XMM_ONLY_OPS(GEN_RR_RM_X)
+SIMD_SHIFT_OPS(GEN_SHIFT_X)
+GEN_RI(pslldq)
+GEN_RI(psrldq)
+
+/* ------------------------------------------------------------ moves */
+/* MOVD/MOVQ into an XMM register zero the rest of it (SDM vol. 2, MOVD/MOVQ). */
+static void op_movd_x_r(struct cpu *c, const struct op *op)
+{
+    *XMM(op->x1) = (xmm_t){ .q = { GPR32(c, op->r2), 0 } };
+    c->rip += op->len;
+}
+static void op_movq_x_r(struct cpu *c, const struct op *op)
+{
+    *XMM(op->x1) = (xmm_t){ .q = { GPR64(c, op->r2), 0 } };
+    c->rip += op->len;
+}
+static void op_movd_x_m(struct cpu *c, const struct op *op)
+{
+    uint32_t v = load32(c, op_ea(c, op));
+    *XMM(op->x1) = (xmm_t){ .q = { v, 0 } };
+    c->rip += op->len;
+}
+static void op_movq_x_m(struct cpu *c, const struct op *op)
+{
+    uint64_t v = load64(c, op_ea(c, op));
+    *XMM(op->x1) = (xmm_t){ .q = { v, 0 } };
+    c->rip += op->len;
+}
+static void op_movq_x_x(struct cpu *c, const struct op *op)
+{
+    *XMM(op->x1) = (xmm_t){ .q = { XMM(op->x2)->q[0], 0 } };
+    c->rip += op->len;
+}
+static void op_movd_r_x(struct cpu *c, const struct op *op)
+{
+    set_gpr32(c, op->r1, XMM(op->x2)->d[0]);
+    c->rip += op->len;
+}
+static void op_movq_r_x(struct cpu *c, const struct op *op)
+{
+    set_gpr64(c, op->r1, XMM(op->x2)->q[0]);
+    c->rip += op->len;
+}
+static void op_movd_m_x(struct cpu *c, const struct op *op)
+{
+    store32(c, op_ea(c, op), XMM(op->x2)->d[0]);
+    c->rip += op->len;
+}
+static void op_movq_m_x(struct cpu *c, const struct op *op)
+{
+    store64(c, op_ea(c, op), XMM(op->x2)->q[0]);
+    c->rip += op->len;
+}
+
+static void op_movdq_x_x(struct cpu *c, const struct op *op)
+{
+    *XMM(op->x1) = *XMM(op->x2);
+    c->rip += op->len;
+}
+static void op_movdqa_x_m(struct cpu *c, const struct op *op)
+{
+    uint64_t a = op_ea(c, op);
+    sse_check_align16(c, a);
+    load128(c, a, XMM(op->x1));
+    c->rip += op->len;
+}
+static void op_movdqu_x_m(struct cpu *c, const struct op *op)
+{
+    load128(c, op_ea(c, op), XMM(op->x1));
+    c->rip += op->len;
+}
+/* MOVDQA and MOVNTDQ stores (the non-temporal hint does not change what
+ * a single thread or another one can observe after the store). */
+static void op_movdqa_m_x(struct cpu *c, const struct op *op)
+{
+    uint64_t a = op_ea(c, op);
+    sse_check_align16(c, a);
+    store128(c, a, XMM(op->x2));
+    c->rip += op->len;
+}
+static void op_movdqu_m_x(struct cpu *c, const struct op *op)
+{
+    store128(c, op_ea(c, op), XMM(op->x2));
+    c->rip += op->len;
+}
+
+/* MOVQ2DQ / MOVDQ2Q touch an MMX register: they are MMX instructions for
+ * the x87 state (SDM vol. 2: "causes a transition from x87 FPU to MMX
+ * technology operation"). */
+static void op_movq2dq(struct cpu *c, const struct op *op)
+{
+    mmx_check_pending(c);
+    uint64_t v = *mmx_reg(c, op->x2);
+    mmx_enter(c);
+    *XMM(op->x1) = (xmm_t){ .q = { v, 0 } };
+    c->rip += op->len;
+}
+static void op_movdq2q(struct cpu *c, const struct op *op)
+{
+    mmx_check_pending(c);
+    mmx_set(c, op->x1, XMM(op->x2)->q[0]);
+    c->rip += op->len;
+}
+
+/* ------------------------------------------------------------ lanes <-> GPRs */
+/* PMOVMSKB and PEXTRW zero the rest of the destination, r64 included. */
+static void op_x_pmovmskb(struct cpu *c, const struct op *op)
+{
+    set_gpr64(c, op->r1, simd_movmskb(XMM(op->x2), 16));
+    c->rip += op->len;
+}
+static void op_x_pextrw(struct cpu *c, const struct op *op)
+{
+    set_gpr64(c, op->r1, XMM(op->x2)->w[op->x3]);
+    c->rip += op->len;
+}
+static void op_x_pinsrw_r(struct cpu *c, const struct op *op)
+{
+    XMM(op->x1)->w[op->x3] = GPR16(c, op->r2);
+    c->rip += op->len;
+}
+static void op_x_pinsrw_m(struct cpu *c, const struct op *op)
+{
+    uint16_t v = load16(c, op_ea(c, op));
+    XMM(op->x1)->w[op->x3] = v;
+    c->rip += op->len;
+}
+/* MASKMOVDQU xmm1, xmm2: bytes of xmm1 selected by xmm2 to ds:[rdi]. */
+static void op_x_maskmovdqu(struct cpu *c, const struct op *op)
+{
+    simd_maskmov(c, op_ea(c, op), XMM(op->x1), XMM(op->x2), 16);
+    c->rip += op->len;
+}
+
+/* ------------------------------------------------------------ decoding */
+/* xmm, xmm/m128 [, imm8] and, for shifts, xmm, imm8.  A missing form's
+ * handler is NULL: that encoding is not ours (e.g. the MMX one). */
+static bool dec_binary(struct decoder *d, cpu_handler rr, cpu_handler rm, cpu_handler ri)
+{
+    struct op *op = d->op;
+    int x0 = dec_xmm(d, 0);
+    if (x0 < 0)
+        return false;
+    op->x1 = (uint8_t)x0;
+    if (d->in->operand_count_visible == 3) {
+        if (!is_imm(d, 2))
+            return false;
+        op->imm = dec_imm(d, 2) & 0xff;
+    }
+    if (is_imm(d, 1)) {
+        op->imm = dec_imm(d, 1) & 0xff;
+        op->fn = ri;
+        return ri != NULL;
+    }
+    int x1 = dec_xmm(d, 1);
+    if (x1 >= 0) {
+        op->x2 = (uint8_t)x1;
+        op->fn = rr;
+        return rr != NULL;
+    }
+    op->fn = rm;
+    return rm != NULL && dec_mem_op(d, 1);
+}
+
+/* MOVD/MOVQ with an XMM operand (the MMX ones belong to dec_mmx). */
+static bool dec_movdq(struct decoder *d)
+{
+    struct op *op = d->op;
+    int x0 = dec_xmm(d, 0), x1 = dec_xmm(d, 1);
+    if (x0 >= 0) {
+        bool q = d->ops[1].size == 64;
+        op->x1 = (uint8_t)x0;
+        if (x1 >= 0) {
+            op->x2 = (uint8_t)x1;
+            op->fn = op_movq_x_x;
+            return true;
+        }
+        if (is_mem(d, 1)) {
+            op->fn = q ? op_movq_x_m : op_movd_x_m;
+            return dec_mem_op(d, 1);
+        }
+        op->fn = q ? op_movq_x_r : op_movd_x_r;
+        return dec_reg_op(d, 1, &op->r2);
+    }
+    if (x1 < 0)
+        return false;
+    bool q = d->ops[0].size == 64;
+    op->x2 = (uint8_t)x1;
+    if (is_mem(d, 0)) {
+        op->fn = q ? op_movq_m_x : op_movd_m_x;
+        return dec_mem_op(d, 0);
+    }
+    op->fn = q ? op_movq_r_x : op_movd_r_x;
+    return dec_reg_op(d, 0, &op->r1);
+}
+
+/* MOVDQA / MOVDQU / MOVNTDQ: xmm <- xmm/m128 or m128 <- xmm. */
+static bool dec_movdqa(struct decoder *d, cpu_handler load, cpu_handler store)
+{
+    struct op *op = d->op;
+    int x0 = dec_xmm(d, 0), x1 = dec_xmm(d, 1);
+    if (x0 >= 0 && x1 >= 0 && load) {
+        op->x1 = (uint8_t)x0;
+        op->x2 = (uint8_t)x1;
+        op->fn = op_movdq_x_x;
+        return true;
+    }
+    if (x0 >= 0 && load) {
+        op->x1 = (uint8_t)x0;
+        op->fn = load;
+        return dec_mem_op(d, 1);
+    }
+    if (x1 < 0)
+        return false;
+    op->x2 = (uint8_t)x1;
+    op->fn = store;
+    return dec_mem_op(d, 0);
+}
+
+static bool dec_movq2dq(struct decoder *d)
+{
+    int x = dec_xmm(d, 0), m = dec_mmx_reg(d, 1);
+    d->op->x1 = (uint8_t)x;
+    d->op->x2 = (uint8_t)m;
+    d->op->fn = op_movq2dq;
+    return x >= 0 && m >= 0;
+}
+
+static bool dec_movdq2q(struct decoder *d)
+{
+    int m = dec_mmx_reg(d, 0), x = dec_xmm(d, 1);
+    d->op->x1 = (uint8_t)m;
+    d->op->x2 = (uint8_t)x;
+    d->op->fn = op_movdq2q;
+    return x >= 0 && m >= 0;
+}
+
+/* PMOVMSKB r, xmm and PEXTRW r, xmm, imm8 (0F C5; the SSE4.1 form
+ * 66 0F 3A 15, which may also store to memory, is left to dec_sse_ext). */
+static bool dec_to_gpr(struct decoder *d, cpu_handler fn)
+{
+    struct op *op = d->op;
+    int x = dec_xmm(d, 1);
+    if (x < 0 || d->in->opcode_map != ZYDIS_OPCODE_MAP_0F)
+        return false;
+    op->x2 = (uint8_t)x;
+    if (d->in->operand_count_visible == 3)
+        op->x3 = (uint8_t)(dec_imm(d, 2) & 7);
+    op->fn = fn;
+    return dec_reg_op(d, 0, &op->r1);
+}
+
+static bool dec_pinsrw(struct decoder *d)
+{
+    struct op *op = d->op;
+    int x = dec_xmm(d, 0);
+    if (x < 0)
+        return false;
+    op->x1 = (uint8_t)x;
+    op->x3 = (uint8_t)(dec_imm(d, 2) & 7);
+    if (is_mem(d, 1)) {
+        op->fn = op_x_pinsrw_m;
+        return dec_mem_op(d, 1);
+    }
+    op->fn = op_x_pinsrw_r;
+    return dec_reg_op(d, 1, &op->r2);
+}
+
+/* MASKMOVDQU xmm, xmm: the destination is the hidden operand ds:[rdi]. */
+static bool dec_maskmovdqu(struct decoder *d)
+{
+    struct op *op = d->op;
+    int x0 = dec_xmm(d, 0), x1 = dec_xmm(d, 1);
+    if (x0 < 0 || x1 < 0 || d->in->operand_count < 3)
+        return false;
+    op->x1 = (uint8_t)x0;
+    op->x2 = (uint8_t)x1;
+    op->fn = op_x_maskmovdqu;
+    return dec_mem_op(d, 2);
+}
 
 bool dec_sse_int(struct decoder *d)
 {
-    (void)d;
-    return false;
+    if (d->in->encoding != ZYDIS_INSTRUCTION_ENCODING_LEGACY)
+        return false;
+    switch (d->in->mnemonic) {
+#define CASE_RR_RM(name, M)                                                             \
+    case ZYDIS_MNEMONIC_##M:                                                            \
+        return dec_binary(d, op_x_##name##_rr, op_x_##name##_rm, NULL);
+#define CASE_SHIFT(name, M)                                                             \
+    case ZYDIS_MNEMONIC_##M:                                                            \
+        return dec_binary(d, op_x_##name##_rr, op_x_##name##_rm, op_x_##name##_ri);
+    SIMD_BOTH_OPS(CASE_RR_RM)
+    XMM_ONLY_OPS(CASE_RR_RM)
+    SIMD_SHIFT_OPS(CASE_SHIFT)
+#undef CASE_RR_RM
+#undef CASE_SHIFT
+    case ZYDIS_MNEMONIC_PSLLDQ: return dec_binary(d, NULL, NULL, op_x_pslldq_ri);
+    case ZYDIS_MNEMONIC_PSRLDQ: return dec_binary(d, NULL, NULL, op_x_psrldq_ri);
+    case ZYDIS_MNEMONIC_MOVD:
+    case ZYDIS_MNEMONIC_MOVQ: return dec_movdq(d);
+    case ZYDIS_MNEMONIC_MOVDQA: return dec_movdqa(d, op_movdqa_x_m, op_movdqa_m_x);
+    case ZYDIS_MNEMONIC_MOVDQU: return dec_movdqa(d, op_movdqu_x_m, op_movdqu_m_x);
+    case ZYDIS_MNEMONIC_MOVNTDQ: return dec_movdqa(d, NULL, op_movdqa_m_x);
+    case ZYDIS_MNEMONIC_MOVQ2DQ: return dec_movq2dq(d);
+    case ZYDIS_MNEMONIC_MOVDQ2Q: return dec_movdq2q(d);
+    case ZYDIS_MNEMONIC_PMOVMSKB: return dec_to_gpr(d, op_x_pmovmskb);
+    case ZYDIS_MNEMONIC_PEXTRW: return dec_to_gpr(d, op_x_pextrw);
+    case ZYDIS_MNEMONIC_PINSRW: return dec_pinsrw(d);
+    case ZYDIS_MNEMONIC_MASKMOVDQU: return dec_maskmovdqu(d);
+    default: return false;
+    }
 }
