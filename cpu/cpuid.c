@@ -42,14 +42,18 @@ void cpu_cpuid(uint32_t leaf, uint32_t sub, int bits, uint32_t out[4])
         cache_leaf(sub, out);
         break;
     case 7:
-        /* Structured extended features (sub-leaf 0): none implemented yet. */
+        /* Structured extended features: sub-leaf 0 only (EAX = 0). */
+        if (sub == 0) {
+            out[1] = CPU_CPUID7_EBX;
+            out[3] = CPU_CPUID7_EDX;
+        }
         break;
     case 0x80000000:
         out[0] = 0x80000008;
         break;
     case 0x80000001:
-        /* LAHF/SAHF in 64-bit mode; SYSCALL, NX and long mode for x86_64. */
-        out[2] = 1u << 0;
+        /* SYSCALL, NX and long mode for x86_64. */
+        out[2] = CPU_CPUID80000001_ECX;
         out[3] = bits == 64 ? ((1u << 11) | (1u << 20) | (1u << 29)) : (1u << 20);
         break;
     case 0x80000002:

@@ -39,8 +39,26 @@
 #define CPUID1_ECX_OSXSAVE (1u << 27)
 #define CPUID1_ECX_RDRAND (1u << 30)
 
-/* What the interpreter implements today. */
-#define CPU_CPUID1_ECX (CPUID1_ECX_CX16)
+/* What the interpreter implements today.  SSE4.2, AES and PCLMULQDQ are
+ * implemented too but wait for SSSE3/SSE4.1: code that sees them assumes
+ * PSHUFB, PTEST and friends. */
+#define CPU_CPUID1_ECX                                                                       \
+    (CPUID1_ECX_CX16 | CPUID1_ECX_POPCNT | CPUID1_ECX_MOVBE | CPUID1_ECX_RDRAND)
+
+/* CPUID.7.0:EBX and EDX (structured extended features). */
+#define CPUID7_EBX_BMI1 (1u << 3)
+#define CPUID7_EBX_BMI2 (1u << 8)
+#define CPUID7_EBX_ERMS (1u << 9)   /* fast REP MOVSB/STOSB: glibc then uses them */
+#define CPUID7_EBX_RDSEED (1u << 18)
+#define CPUID7_EBX_ADX (1u << 19)
+#define CPUID7_EDX_FSRM (1u << 4)   /* fast short REP MOVSB */
+
+#define CPU_CPUID7_EBX                                                                       \
+    (CPUID7_EBX_BMI1 | CPUID7_EBX_BMI2 | CPUID7_EBX_ERMS | CPUID7_EBX_RDSEED | CPUID7_EBX_ADX)
+#define CPU_CPUID7_EDX (CPUID7_EDX_FSRM)
+
+/* CPUID.80000001h:ECX: LAHF/SAHF in 64-bit mode (bit 0), LZCNT (ABM, bit 5). */
+#define CPU_CPUID80000001_ECX ((1u << 0) | (1u << 5))
 
 /* AT_HWCAP2 bits are Linux's own (HWCAP2_RING3MWAIT, HWCAP2_FSGSBASE): none. */
 #define CPU_HWCAP2 0u
