@@ -444,6 +444,10 @@ bool dec_mov(struct decoder *d)
     case ZYDIS_MNEMONIC_PREFETCHT1:
     case ZYDIS_MNEMONIC_PREFETCHT2:
     case ZYDIS_MNEMONIC_PREFETCHW:
+    /* RDSSP executes as a NOP while shadow stacks are off (SDM, RDSSP);
+     * we do not advertise CET, and libgcc's unwinder relies on this. */
+    case ZYDIS_MNEMONIC_RDSSPD:
+    case ZYDIS_MNEMONIC_RDSSPQ:
         op->fn = op_nop;
         return true;
     case ZYDIS_MNEMONIC_MFENCE:

@@ -11,6 +11,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <termios.h>
@@ -270,4 +271,21 @@ int64_t sys_ioctl(struct cpu *c, const uint64_t a[6])
     }
     void *arg = guest_buf(c, a[2], size, prot);
     return arg ? host_ret(syscall(SYS_ioctl, fd, req, arg)) : -EFAULT;
+}
+
+int64_t sys_statfs(struct cpu *c, const uint64_t a[6])
+{
+    char buf[GUEST_PATH_MAX];
+    int err;
+    const char *p = path_arg(c, a[0], buf, sizeof(buf), &err);
+    if (!p)
+        return err;
+    void *st = guest_buf(c, a[1], sizeof(struct statfs), PROT_WRITE);
+    return st ? host_ret(syscall(SYS_statfs, p, st)) : -EFAULT;
+}
+
+int64_t sys_fstatfs(struct cpu *c, const uint64_t a[6])
+{
+    void *st = guest_buf(c, a[1], sizeof(struct statfs), PROT_WRITE);
+    return st ? host_ret(syscall(SYS_fstatfs, (int)a[0], st)) : -EFAULT;
 }

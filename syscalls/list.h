@@ -51,6 +51,10 @@ SYSCALL(set_robust_list, 273, -1)
 SYSCALL(rseq, 334, -1)
 SYSCALL(prlimit64, 302, -1)
 SYSCALL(getrandom, 318, -1)
+SYSCALL(statfs, 137, -1)
+SYSCALL(fstatfs, 138, -1)
+/* thread.c */
+SYSCALL(futex, 202, -1)
 /* time.c */
 SYSCALL(clock_gettime, 228, -1)
 SYSCALL(gettimeofday, 96, -1)
