@@ -43,10 +43,13 @@ static inline void sse_commit_flags(struct cpu *c, uint32_t raised)
 {
     uint32_t unmasked = raised & ~(c->mxcsr >> 7) & MXCSR_FLAGS;
     if (UNLIKELY(unmasked)) {
+        /* The si_code as Linux's fpu__exception_code() derives it: from all
+         * pending unmasked flags, denormal reported as underflow. */
         c->mxcsr |= raised;
-        int code = (unmasked & 1) ? 7 /* FPE_FLTINV */ : (unmasked & 4) ? 3 /* FPE_FLTDIV */
-                 : (unmasked & 8) ? 4 /* FPE_FLTOVF */ : (unmasked & 16) ? 5 /* FPE_FLTUND */
-                 : (unmasked & 32) ? 6 /* FPE_FLTRES */ : 7;
+        uint32_t err = c->mxcsr & ~(c->mxcsr >> 7) & MXCSR_FLAGS;
+        int code = (err & 0x01) ? 7 /* FPE_FLTINV */ : (err & 0x04) ? 3 /* FPE_FLTDIV */
+                 : (err & 0x08) ? 4 /* FPE_FLTOVF */ : (err & 0x12) ? 5 /* FPE_FLTUND */
+                 : 6 /* FPE_FLTRES */;
         cpu_fault(c, SIGFPE, code, c->rip);
     }
     c->mxcsr |= raised;
@@ -66,7 +69,7 @@ static inline uint64_t *mmx_reg(struct cpu *c, unsigned i)
 }
 
 /* Any MMX instruction: TOP = 0 and every x87 register valid (SDM vol. 1,
- * 9.5.1). */
+ * 9.5.1).  (EMMS also sets TOP to 0, then marks every register empty.) */
 static inline void mmx_enter(struct cpu *c)
 {
     c->ftop = 0;
