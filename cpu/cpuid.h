@@ -39,11 +39,11 @@
 #define CPUID1_ECX_OSXSAVE (1u << 27)
 #define CPUID1_ECX_RDRAND (1u << 30)
 
-/* What the interpreter implements today.  SSE4.2, AES and PCLMULQDQ are
- * implemented too but wait for SSSE3/SSE4.1: code that sees them assumes
- * PSHUFB, PTEST and friends. */
+/* What the interpreter implements today.  SSE3 waits for FISTTP (x87). */
 #define CPU_CPUID1_ECX                                                                       \
-    (CPUID1_ECX_CX16 | CPUID1_ECX_POPCNT | CPUID1_ECX_MOVBE | CPUID1_ECX_RDRAND)
+    (CPUID1_ECX_CX16 | CPUID1_ECX_POPCNT | CPUID1_ECX_MOVBE | CPUID1_ECX_RDRAND |            \
+     CPUID1_ECX_SSSE3 | CPUID1_ECX_SSE41 | CPUID1_ECX_SSE42 | CPUID1_ECX_AES |               \
+     CPUID1_ECX_PCLMUL)
 
 /* CPUID.7.0:EBX and EDX (structured extended features). */
 #define CPUID7_EBX_BMI1 (1u << 3)

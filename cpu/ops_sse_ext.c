@@ -1,10 +1,60 @@
-/* The sse_ext instruction family: being written (see the CPU core issue).
- * Until it lands, its mnemonics are claimed by no family and execute as
- * unimplemented instructions (logged, SIGILL). */
-#include "cpu/decode.h"
+/* The sse_ext family: SSE3, SSSE3 and SSE4.1 in their legacy encodings.
+ *
+ *   cpu/ops_sse_ext_ssse3.c  SSSE3, XMM and MMX forms (integer, plain C)
+ *   cpu/ops_sse_ext_int.c    SSE4.1 integer and data movement (plain C)
+ *   cpu/ops_sse_ext_fp.c     SSE3 and SSE4.1 floating point (host SSE/SSE2
+ *                            arithmetic under the guest's MXCSR)
+ *
+ * Not here: FISTTP (x87 family), MONITOR/MWAIT (privileged), the VEX forms
+ * (separate V* mnemonics, left unimplemented), PEXTRW's SSE2 encoding
+ * 0F C5 (sse_int family). */
+#include "cpu/sse_ext.h"
+
+bool sx_dec_xmm(struct decoder *d, cpu_handler rr, cpu_handler rm)
+{
+    struct op *op = d->op;
+    int dst = dec_xmm(d, 0);
+    if (dst < 0)
+        return false;
+    op->x1 = (uint8_t)dst;
+    if (d->in->operand_count > 2 && is_imm(d, 2))
+        op->imm = dec_imm(d, 2) & 0xff;
+    if (is_reg(d, 1)) {
+        int src = dec_xmm(d, 1);
+        if (src < 0)
+            return false;
+        op->x2 = (uint8_t)src;
+        op->fn = rr;
+        return true;
+    }
+    op->fn = rm;
+    return dec_mem_op(d, 1);
+}
+
+bool sx_dec_mmx(struct decoder *d, cpu_handler rr, cpu_handler rm)
+{
+    struct op *op = d->op;
+    int dst = dec_mmx_reg(d, 0);
+    if (dst < 0)
+        return false;
+    op->x1 = (uint8_t)dst;
+    if (d->in->operand_count > 2 && is_imm(d, 2))
+        op->imm = dec_imm(d, 2) & 0xff;
+    if (is_reg(d, 1)) {
+        int src = dec_mmx_reg(d, 1);
+        if (src < 0)
+            return false;
+        op->x2 = (uint8_t)src;
+        op->fn = rr;
+        return true;
+    }
+    op->fn = rm;
+    return dec_mem_op(d, 1);
+}
 
 bool dec_sse_ext(struct decoder *d)
 {
-    (void)d;
-    return false;
+    if (d->in->encoding != ZYDIS_INSTRUCTION_ENCODING_LEGACY)
+        return false;
+    return dec_sse_ext_ssse3(d) || dec_sse_ext_int(d) || dec_sse_ext_fp(d);
 }
