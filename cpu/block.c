@@ -165,9 +165,24 @@ static unsigned fetchable(struct cpu *c, uint64_t rip)
     return n > 15 ? 15 : n;
 }
 
+/* Dead flags: going backwards through the block, the arithmetic flags that
+ * a later instruction (or the next block, or a signal handler after a
+ * fault) could read are live; an instruction whose written flags are all
+ * dead gets OPF_NOFLAGS, and its handler may skip computing them. */
+static void mark_dead_flags(struct op *ops, const struct op_meta *meta, unsigned n)
+{
+    uint32_t live = FL_ARITH;
+    for (unsigned i = n; i-- > 0;) {
+        if (meta[i].flags_written && !(meta[i].flags_written & live) && !meta[i].flags_read)
+            ops[i].flags |= OPF_NOFLAGS;
+        live = meta[i].may_fault ? FL_ARITH : ((live & ~meta[i].flags_written) | meta[i].flags_read);
+    }
+}
+
 static struct block *decode_block(struct cpu *c, uint64_t rip)
 {
     struct op ops[BLOCK_MAX_OPS];
+    struct op_meta meta[BLOCK_MAX_OPS];
     unsigned n = 0;
     uint64_t pc = rip;
     while (n < BLOCK_MAX_OPS) {
@@ -175,7 +190,7 @@ static struct block *decode_block(struct cpu *c, uint64_t rip)
         if (avail == 0)
             break;
         bool ends = false;
-        unsigned len = cpu_decode_one(c, pc, c->mm->base + pc, avail, &ops[n], &ends);
+        unsigned len = cpu_decode_one(c, pc, c->mm->base + pc, avail, &ops[n], &ends, &meta[n]);
         if (len == 0)
             break; /* the instruction runs into unfetchable bytes */
         pc += len;
@@ -185,6 +200,7 @@ static struct block *decode_block(struct cpu *c, uint64_t rip)
     }
     if (n == 0)
         cpu_fault(c, SIGSEGV, mm_find_vma(c->mm, rip) ? 2 /* SEGV_ACCERR */ : 1, rip);
+    mark_dead_flags(ops, meta, n);
     struct block *b = malloc(sizeof(*b) + n * sizeof(struct op));
     if (!b)
         cpu_fault(c, SIGSEGV, 1, rip); /* out of host memory: nothing better to do */
@@ -206,7 +222,7 @@ void cpu_decode_single(struct cpu *c, struct op *op)
 {
     unsigned avail = fetchable(c, c->rip);
     bool ends;
-    if (avail == 0 || cpu_decode_one(c, c->rip, c->mm->base + c->rip, avail, op, &ends) == 0)
+    if (avail == 0 || cpu_decode_one(c, c->rip, c->mm->base + c->rip, avail, op, &ends, NULL) == 0)
         cpu_fault(c, SIGSEGV, mm_find_vma(c->mm, c->rip + avail) ? 2 : 1, c->rip + avail);
 }
 
@@ -234,6 +250,11 @@ void cpu_cache_free_retired(struct cpu *c)
         }
         free(b);
     }
+}
+
+bool cpu_cache_has_retired(const struct cpu *c)
+{
+    return c->cache->retired != NULL;
 }
 
 uint64_t cpu_cache_epoch(const struct cpu *c)

@@ -34,12 +34,21 @@ struct block *cpu_block_lookup(struct cpu *c, uint64_t rip);
 /* Decode the one instruction at c->rip, outside the cache (single-stepping). */
 void cpu_decode_single(struct cpu *c, struct op *op);
 void cpu_cache_free_retired(struct cpu *c);
+/* True when invalidated blocks wait to be freed (checked once per block). */
+bool cpu_cache_has_retired(const struct cpu *c);
 int cpu_cache_create(struct cpu *c);
 void cpu_cache_destroy(struct cpu *c);
 uint64_t cpu_cache_epoch(const struct cpu *c);
 
-/* Decode one instruction (cpu/decode.c). */
+/* What the dead-flag pass needs to know about a decoded instruction. */
+struct op_meta {
+    uint32_t flags_read;     /* arithmetic flags it may read */
+    uint32_t flags_written;  /* arithmetic flags it always writes */
+    bool may_fault;          /* a fault would expose the flags before it */
+};
+
+/* Decode one instruction (cpu/decode.c); meta may be NULL. */
 unsigned cpu_decode_one(struct cpu *c, uint64_t rip, const uint8_t *bytes, unsigned avail,
-                        struct op *op, bool *ends_block);
+                        struct op *op, bool *ends_block, struct op_meta *meta);
 
 #endif

@@ -123,7 +123,7 @@ typedef void (*cpu_handler)(struct cpu *c, const struct op *op);
 #define OPF_LOCK 0x02    /* LOCK prefix */
 #define OPF_REP 0x04     /* REP / REPE */
 #define OPF_REPNE 0x08   /* REPNE */
-#define OPF_END 0x80     /* the last op of its block */
+#define OPF_NOFLAGS 0x10 /* no later instruction can observe the flags it writes */
 
 /* One decoded instruction. */
 struct op {

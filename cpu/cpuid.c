@@ -27,7 +27,7 @@ void cpu_cpuid(uint32_t leaf, uint32_t sub, int bits, uint32_t out[4])
     memset(out, 0, 4 * sizeof(uint32_t));
     switch (leaf) {
     case 0:
-        out[0] = 7;
+        out[0] = 0xd;
         memcpy(&out[1], "Genu", 4);
         memcpy(&out[3], "ineI", 4);
         memcpy(&out[2], "ntel", 4);
@@ -46,6 +46,17 @@ void cpu_cpuid(uint32_t leaf, uint32_t sub, int bits, uint32_t out[4])
         if (sub == 0) {
             out[1] = CPU_CPUID7_EBX;
             out[3] = CPU_CPUID7_EDX;
+        }
+        break;
+    case 0xd:
+        /* XSAVE: components 0 (x87) and 1 (SSE), 576 bytes; sub-leaf 1:
+         * XSAVEOPT and XSAVEC (no XGETBV1, no XSAVES). */
+        if (sub == 0) {
+            out[0] = 3;
+            out[1] = out[2] = CPU_XSAVE_SIZE;
+        } else if (sub == 1) {
+            out[0] = 3;
+            out[1] = CPU_XSAVE_SIZE;
         }
         break;
     case 0x80000000:

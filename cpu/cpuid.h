@@ -39,9 +39,11 @@
 #define CPUID1_ECX_OSXSAVE (1u << 27)
 #define CPUID1_ECX_RDRAND (1u << 30)
 
-/* What the interpreter implements today.  SSE3 waits for FISTTP (x87). */
+/* What the interpreter implements today: with XSAVE for the x87 and SSE
+ * components (XCR0 = 3), which glibc's ld.so uses to save registers. */
 #define CPU_CPUID1_ECX                                                                       \
-    (CPUID1_ECX_CX16 | CPUID1_ECX_POPCNT | CPUID1_ECX_MOVBE | CPUID1_ECX_RDRAND |            \
+    (CPUID1_ECX_SSE3 | CPUID1_ECX_XSAVE | CPUID1_ECX_OSXSAVE |                               \
+     CPUID1_ECX_CX16 | CPUID1_ECX_POPCNT | CPUID1_ECX_MOVBE | CPUID1_ECX_RDRAND |            \
      CPUID1_ECX_SSSE3 | CPUID1_ECX_SSE41 | CPUID1_ECX_SSE42 | CPUID1_ECX_AES |               \
      CPUID1_ECX_PCLMUL)
 
@@ -63,11 +65,15 @@
 /* AT_HWCAP2 bits are Linux's own (HWCAP2_RING3MWAIT, HWCAP2_FSGSBASE): none. */
 #define CPU_HWCAP2 0u
 
+/* The XSAVE area of the components elfemu implements (x87 + SSE): the
+ * 512-byte legacy region and the 64-byte header (CPUID.0xD). */
+#define CPU_XSAVE_SIZE 576u
+
 /* AT_MINSIGSTKSZ: the kernel's get_sigframe_size() for the frames elfemu
- * builds: struct rt_sigframe (440 bytes on x86_64), the FXSAVE-format fpstate
- * (512) and its FP_XSTATE_MAGIC2 (4), plus the frame and xsave alignment
+ * builds: struct rt_sigframe (440 bytes on x86_64), the XSAVE-format fpstate
+ * (576) and its FP_XSTATE_MAGIC2 (4), plus the frame and xsave alignment
  * padding (15 + 63), rounded up to 16. */
-#define CPU_SIGFRAME_SIZE ((440u + 512u + 4u + 15u + 63u + 15u) & ~15u)
+#define CPU_SIGFRAME_SIZE ((440u + CPU_XSAVE_SIZE + 4u + 15u + 63u + 15u) & ~15u)
 
 /* CPUID leaf/subleaf for a guest of the given width: out = eax ebx ecx edx. */
 void cpu_cpuid(uint32_t leaf, uint32_t subleaf, int bits, uint32_t out[4]);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "cpu/block.h"
 #include "cpu/decode.h"
 
 bool dec_gpr(const struct decoder *d, ZydisRegister reg, uint8_t *off)
@@ -110,8 +111,49 @@ static const family_decoder families[] = {
 /* Decode one instruction at rip from bytes[0..avail) into op.
  * Returns the length (0 when the bytes run out before the instruction
  * ends); *ends_block is set for instructions that end a block. */
+/* Flags an instruction reads and surely writes, and whether it can fault.
+ * Only register-only integer instructions are known not to fault; a shift
+ * or rotate by CL (or by 0) may leave the flags alone, so it writes nothing
+ * for sure. */
+static void describe(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops,
+                     struct op_meta *m)
+{
+    const ZydisAccessedFlags *f = in->cpu_flags;
+    m->flags_read = f ? (f->tested & FL_ARITH) : FL_ARITH;
+    m->flags_written = f ? ((f->modified | f->set_0 | f->set_1 | f->undefined) & FL_ARITH) : 0;
+    bool safe;
+    switch (in->meta.category) {
+    case ZYDIS_CATEGORY_BINARY: case ZYDIS_CATEGORY_LOGICAL: case ZYDIS_CATEGORY_SHIFT:
+    case ZYDIS_CATEGORY_ROTATE: case ZYDIS_CATEGORY_BITBYTE: case ZYDIS_CATEGORY_DATAXFER:
+    case ZYDIS_CATEGORY_CMOV: case ZYDIS_CATEGORY_SETCC: case ZYDIS_CATEGORY_FLAGOP:
+    case ZYDIS_CATEGORY_NOP: case ZYDIS_CATEGORY_WIDENOP: case ZYDIS_CATEGORY_CONVERT:
+    case ZYDIS_CATEGORY_BMI1: case ZYDIS_CATEGORY_BMI2: case ZYDIS_CATEGORY_LZCNT:
+        safe = in->mnemonic != ZYDIS_MNEMONIC_DIV && in->mnemonic != ZYDIS_MNEMONIC_IDIV;
+        break;
+    default:
+        safe = false;
+    }
+    for (unsigned i = 0; safe && i < in->operand_count; i++)
+        if (ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY && in->mnemonic != ZYDIS_MNEMONIC_LEA &&
+            in->meta.category != ZYDIS_CATEGORY_NOP && in->meta.category != ZYDIS_CATEGORY_WIDENOP)
+            safe = false;
+    m->may_fault = !safe;
+    if (in->meta.category == ZYDIS_CATEGORY_SHIFT || in->meta.category == ZYDIS_CATEGORY_ROTATE) {
+        const ZydisDecodedOperand *cnt = in->operand_count_visible > 1 ? &ops[1] : NULL;
+        bool fixed = cnt && cnt->type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+                     (cnt->imm.value.u & (in->operand_width == 64 ? 63 : 31)) != 0;
+        if (in->mnemonic == ZYDIS_MNEMONIC_SHLD || in->mnemonic == ZYDIS_MNEMONIC_SHRD)
+            fixed = in->operand_count_visible > 2 && ops[2].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+                    (ops[2].imm.value.u & (in->operand_width == 64 ? 63 : 31)) != 0;
+        if (in->operand_count_visible == 1) /* the "by 1" forms */
+            fixed = true;
+        if (!fixed)
+            m->flags_written = 0;
+    }
+}
+
 unsigned cpu_decode_one(struct cpu *c, uint64_t rip, const uint8_t *bytes, unsigned avail,
-                        struct op *op, bool *ends_block)
+                        struct op *op, bool *ends_block, struct op_meta *meta)
 {
     static __thread ZydisDecoder dec64, dec32;
     static __thread bool ready;
@@ -131,9 +173,13 @@ unsigned cpu_decode_one(struct cpu *c, uint64_t rip, const uint8_t *bytes, unsig
         op->fn = op_invalid;
         op->len = 1;
         *ends_block = true;
+        if (meta)
+            *meta = (struct op_meta){ FL_ARITH, 0, true };
         return 1;
     }
     op->len = in.length;
+    if (meta)
+        describe(&in, ops, meta);
     if (in.attributes & ZYDIS_ATTRIB_HAS_LOCK)
         op->flags |= OPF_LOCK;
     if (in.attributes & (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE))

@@ -135,7 +135,8 @@ void cpu_run(struct cpu *c)
     while (c->stop == CPU_RUNNING) {
         if (prev && prev->retired)
             prev = NULL; /* invalidated while it ran: about to be freed */
-        cpu_cache_free_retired(c);
+        if (UNLIKELY(cpu_cache_has_retired(c)))
+            cpu_cache_free_retired(c);
         uint64_t rip = c->rip, epoch = cpu_cache_epoch(c);
         struct block *b;
         if (prev && prev->succ_epoch == epoch && prev->succ_rip[0] == rip)

@@ -71,10 +71,13 @@ void cpu_set_flags(struct cpu *c, uint64_t value, uint64_t mask)
 bool cpu_cf(struct cpu *c)
 {
     unsigned kind = c->lf_op & ~3u;
-    if (kind == LF_SUB) {
-        uint64_t m = width_mask(c->lf_op & 3);
+    uint64_t m = width_mask(c->lf_op & 3);
+    if (kind == LF_SUB)
         return (c->lf_dst & m) < (c->lf_src & m);
-    }
+    if (kind == LF_ADD)
+        return (c->lf_res & m) < (c->lf_dst & m);
+    if (kind == LF_INC || kind == LF_DEC)
+        return c->lf_aux != 0;
     if (kind == LF_LOGIC)
         return false;
     return (cpu_flags(c) & FL_CF) != 0;

@@ -27,9 +27,14 @@ void cpu_fxsave_image(const struct cpu *c, uint8_t *out)
 
 void cpu_fxrstor_image(struct cpu *c, const uint8_t *in)
 {
-    uint16_t fsw;
-    memcpy(&c->fcw, in + 0, 2);
+    uint16_t fsw, fcw;
+    memcpy(&fcw, in + 0, 2);
     memcpy(&fsw, in + 2, 2);
+    /* As FXRSTOR does: FCW bit 6 reads as 1, bits 7 and 13-15 as 0; ES and
+     * B follow from the exception flags and masks, not from the image. */
+    fcw = (uint16_t)((fcw & 0x1f3f) | 0x40);
+    fsw = (uint16_t)((fsw & 0x7f7f) | ((fsw & ~fcw & 0x3f) ? 0x8080 : 0));
+    c->fcw = fcw;
     c->ftop = (fsw >> 11) & 7;
     c->fsw = fsw & ~0x3800u;
     c->ftag = (uint8_t)~in[4];

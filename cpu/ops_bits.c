@@ -71,7 +71,8 @@ static inline uint64_t bt_addr(const struct cpu *c, const struct op *op, int64_t
         uint##B##_t v = RD_##B(op->r1), m = (uint##B##_t)((uint##B##_t)1 << n);         \
         if (WRITES_##name)                                                              \
             set_gpr##B(c, op->r1, (uint##B##_t)BK_##name(v, m));                        \
-        cpu_set_arith(c, (v >> n) & 1, FL_CF);                                          \
+        if (!(op->flags & OPF_NOFLAGS))          \
+            cpu_set_arith(c, (v >> n) & 1, FL_CF);                                       \
         c->rip += op->len;                                                              \
     }                                                                                   \
     static inline void mem_##name##_##B(struct cpu *c, const struct op *op, uint64_t a, \
@@ -80,7 +81,8 @@ static inline uint64_t bt_addr(const struct cpu *c, const struct op *op, int64_t
         uint##B##_t v = load##B(c, a), m = (uint##B##_t)((uint##B##_t)1 << n);          \
         if (WRITES_##name)                                                              \
             store##B(c, a, (uint##B##_t)BK_##name(v, m));                               \
-        cpu_set_arith(c, (v >> n) & 1, FL_CF);                                          \
+        if (!(op->flags & OPF_NOFLAGS))          \
+            cpu_set_arith(c, (v >> n) & 1, FL_CF);                                       \
         c->rip += op->len;                                                              \
     }                                                                                   \
     static void op_##name##_rr_##B(struct cpu *c, const struct op *op)                  \

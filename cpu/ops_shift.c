@@ -134,8 +134,10 @@ static inline struct shres k_rcr(struct cpu *c, unsigned bits, uint64_t v, unsig
 }
 
 /* Commit the flags of a kernel (nothing for a zero count). */
-static inline void sh_flags(struct cpu *c, const struct shres *s)
+static inline void sh_flags(struct cpu *c, const struct op *op, const struct shres *s)
 {
+    if (op->flags & OPF_NOFLAGS)
+        return; /* nothing will read them (cpu/block.c) */
     if (s->m == FL_ARITH) {
         /* All six replaced: whatever the lazy state was no longer matters. */
         c->rflags = (c->rflags & ~(uint64_t)FL_ARITH) | s->f;
@@ -162,14 +164,14 @@ static inline void sh_flags(struct cpu *c, const struct shres *s)
     {                                                                                   \
         SH_RUN(name, B, GPR##B(c, op->r1), (unsigned)op->imm);                          \
         set_gpr##B(c, op->r1, s.r);                                                     \
-        sh_flags(c, &s);                                                                \
+        sh_flags(c, op, &s);                                                                \
         c->rip += op->len;                                                              \
     }                                                                                   \
     static void op_##name##_rc_##B(struct cpu *c, const struct op *op)                  \
     {                                                                                   \
         SH_RUN(name, B, GPR##B(c, op->r1), CL_COUNT(B));                                \
         set_gpr##B(c, op->r1, s.r);                                                     \
-        sh_flags(c, &s);                                                                \
+        sh_flags(c, op, &s);                                                                \
         c->rip += op->len;                                                              \
     }                                                                                   \
     static void op_##name##_mi_##B(struct cpu *c, const struct op *op)                  \
@@ -177,7 +179,7 @@ static inline void sh_flags(struct cpu *c, const struct shres *s)
         uint64_t a = op_ea(c, op);                                                      \
         SH_RUN(name, B, load##B(c, a), (unsigned)op->imm);                              \
         store##B(c, a, (uint##B##_t)s.r);                                               \
-        sh_flags(c, &s);                                                                \
+        sh_flags(c, op, &s);                                                                \
         c->rip += op->len;                                                              \
     }                                                                                   \
     static void op_##name##_mc_##B(struct cpu *c, const struct op *op)                  \
@@ -185,7 +187,7 @@ static inline void sh_flags(struct cpu *c, const struct shres *s)
         uint64_t a = op_ea(c, op);                                                      \
         SH_RUN(name, B, load##B(c, a), CL_COUNT(B));                                    \
         store##B(c, a, (uint##B##_t)s.r);                                               \
-        sh_flags(c, &s);                                                                \
+        sh_flags(c, op, &s);                                                                \
         c->rip += op->len;                                                              \
     }
 
@@ -246,14 +248,14 @@ static inline struct shres k_shrd(struct cpu *c, unsigned bits, uint64_t d, uint
     {                                                                                   \
         SHD_RUN(name, B, GPR##B(c, op->r1), GPR##B(c, op->r2), (unsigned)op->imm);      \
         set_gpr##B(c, op->r1, s.r);                                                     \
-        sh_flags(c, &s);                                                                \
+        sh_flags(c, op, &s);                                                                \
         c->rip += op->len;                                                              \
     }                                                                                   \
     static void op_##name##_rc_##B(struct cpu *c, const struct op *op)                  \
     {                                                                                   \
         SHD_RUN(name, B, GPR##B(c, op->r1), GPR##B(c, op->r2), CL_COUNT(B));            \
         set_gpr##B(c, op->r1, s.r);                                                     \
-        sh_flags(c, &s);                                                                \
+        sh_flags(c, op, &s);                                                                \
         c->rip += op->len;                                                              \
     }                                                                                   \
     static void op_##name##_mi_##B(struct cpu *c, const struct op *op)                  \
@@ -261,7 +263,7 @@ static inline struct shres k_shrd(struct cpu *c, unsigned bits, uint64_t d, uint
         uint64_t a = op_ea(c, op);                                                      \
         SHD_RUN(name, B, load##B(c, a), GPR##B(c, op->r2), (unsigned)op->imm);          \
         store##B(c, a, (uint##B##_t)s.r);                                               \
-        sh_flags(c, &s);                                                                \
+        sh_flags(c, op, &s);                                                                \
         c->rip += op->len;                                                              \
     }                                                                                   \
     static void op_##name##_mc_##B(struct cpu *c, const struct op *op)                  \
@@ -269,7 +271,7 @@ static inline struct shres k_shrd(struct cpu *c, unsigned bits, uint64_t d, uint
         uint64_t a = op_ea(c, op);                                                      \
         SHD_RUN(name, B, load##B(c, a), GPR##B(c, op->r2), CL_COUNT(B));                \
         store##B(c, a, (uint##B##_t)s.r);                                               \
-        sh_flags(c, &s);                                                                \
+        sh_flags(c, op, &s);                                                                \
         c->rip += op->len;                                                              \
     }
 #define GEN_SHD_WIDTHS(name) GEN_SHD(name, 16) GEN_SHD(name, 32) GEN_SHD(name, 64)
