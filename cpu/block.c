@@ -20,10 +20,9 @@ struct page_entry {
 };
 
 struct cpu_cache {
+    struct cpu_cache_hot hot; /* first: read by the dispatch loop (block.h) */
     struct block *hash[1u << HASH_BITS];
     struct page_entry *pages[1u << PAGE_HASH_BITS];
-    struct block *retired;
-    uint64_t epoch;
     uint64_t npages;       /* entries in pages[] */
     struct mm_space *mm;
 };
@@ -72,8 +71,8 @@ static void retire(struct cpu_cache *k, struct block *b)
         slot = &(*slot)->hnext;
     if (*slot)
         *slot = b->hnext;
-    b->rnext = k->retired;
-    k->retired = b;
+    b->rnext = k->hot.retired;
+    k->hot.retired = b;
 }
 
 /* Retire every block on page; give the page its guest protection back. */
@@ -90,7 +89,7 @@ static void invalidate_page(struct cpu_cache *k, uint64_t page)
             mprotect(k->mm->base + page, MM_PAGE_SIZE, PROT_READ | PROT_WRITE);
     }
     page_forget(k, pe);
-    k->epoch++;
+    k->hot.epoch++;
 }
 
 /* Called from the host fault handler for a write to a page we protected. */
@@ -238,9 +237,9 @@ struct block *cpu_block_lookup(struct cpu *c, uint64_t rip)
 void cpu_cache_free_retired(struct cpu *c)
 {
     struct cpu_cache *k = c->cache;
-    while (k->retired) {
-        struct block *b = k->retired;
-        k->retired = b->rnext;
+    while (k->hot.retired) {
+        struct block *b = k->hot.retired;
+        k->hot.retired = b->rnext;
         /* Drop it from the page lists of other pages it spans. */
         for (uint64_t p = mm_page_down(b->start); p < b->end; p += MM_PAGE_SIZE) {
             struct page_entry *pe = page_get(k, p, false);
@@ -252,15 +251,6 @@ void cpu_cache_free_retired(struct cpu *c)
     }
 }
 
-bool cpu_cache_has_retired(const struct cpu *c)
-{
-    return c->cache->retired != NULL;
-}
-
-uint64_t cpu_cache_epoch(const struct cpu *c)
-{
-    return c->cache->epoch;
-}
 
 int cpu_cache_create(struct cpu *c)
 {
@@ -268,7 +258,7 @@ int cpu_cache_create(struct cpu *c)
     if (!k)
         return -ENOMEM;
     k->mm = c->mm;
-    k->epoch = 1;
+    k->hot.epoch = 1;
     c->cache = k;
     current_cache = k;
     mm_fault_set_code_hook(code_write_hook);

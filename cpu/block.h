@@ -30,15 +30,26 @@ struct block {
     struct op ops[];
 };
 
+/* The part of the cache the dispatch loop reads once per block; the rest
+ * of struct cpu_cache is private to cpu/block.c. */
+struct cpu_cache_hot {
+    uint64_t epoch;         /* bumped whenever blocks are retired */
+    struct block *retired;  /* retired blocks waiting to be freed */
+};
+
+static inline const struct cpu_cache_hot *cache_hot(const struct cpu *c)
+{
+    return (const struct cpu_cache_hot *)c->cache;
+}
+
 struct block *cpu_block_lookup(struct cpu *c, uint64_t rip);
 /* Decode the one instruction at c->rip, outside the cache (single-stepping). */
 void cpu_decode_single(struct cpu *c, struct op *op);
 void cpu_cache_free_retired(struct cpu *c);
-/* True when invalidated blocks wait to be freed (checked once per block). */
-bool cpu_cache_has_retired(const struct cpu *c);
+
 int cpu_cache_create(struct cpu *c);
 void cpu_cache_destroy(struct cpu *c);
-uint64_t cpu_cache_epoch(const struct cpu *c);
+
 
 /* What the dead-flag pass needs to know about a decoded instruction. */
 struct op_meta {

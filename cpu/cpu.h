@@ -12,10 +12,13 @@
  * length folded into the displacement.
  *
  * Handler contract (what makes faults precise): read memory first, then
- * write memory, then commit registers and flags, then advance rip.  A fault
+ * write memory, then commit registers and flags.  The dispatch loop sets
+ * c->rip to the instruction's address before calling its handler and
+ * advances it itself, so ordinary handlers never touch rip (no load-add-
+ * store chain through memory per instruction); only ops flagged OPF_BRANCH
+ * -- the instructions that end a block -- set rip themselves.  A fault
  * (host SIGSEGV in the guest space, or cpu_fault()) longjmps out of the
- * handler with rip still at the faulting instruction and no register
- * changed. */
+ * handler with rip at the faulting instruction and no register changed. */
 #ifndef CPU_CPU_H
 #define CPU_CPU_H
 
@@ -124,6 +127,7 @@ typedef void (*cpu_handler)(struct cpu *c, const struct op *op);
 #define OPF_REP 0x04     /* REP / REPE */
 #define OPF_REPNE 0x08   /* REPNE */
 #define OPF_NOFLAGS 0x10 /* no later instruction can observe the flags it writes */
+#define OPF_BRANCH 0x80  /* ends its block; its handler sets rip (or faults) */
 
 /* One decoded instruction. */
 struct op {

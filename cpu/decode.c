@@ -172,6 +172,7 @@ unsigned cpu_decode_one(struct cpu *c, uint64_t rip, const uint8_t *bytes, unsig
             return 0;
         op->fn = op_invalid;
         op->len = 1;
+        op->flags |= OPF_BRANCH;
         *ends_block = true;
         if (meta)
             *meta = (struct op_meta){ FL_ARITH, 0, true };
@@ -190,6 +191,8 @@ unsigned cpu_decode_one(struct cpu *c, uint64_t rip, const uint8_t *bytes, unsig
     for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
         if (families[i](&d)) {
             *ends_block = d.ends_block;
+            if (d.ends_block)
+                op->flags |= OPF_BRANCH;
             return in.length;
         }
         /* A family may have filled fields before giving up: start clean. */
@@ -201,6 +204,7 @@ unsigned cpu_decode_one(struct cpu *c, uint64_t rip, const uint8_t *bytes, unsig
         d.ends_block = false;
     }
     op->fn = op_unimplemented;
+    op->flags |= OPF_BRANCH;
     *ends_block = true;
     return in.length;
 }

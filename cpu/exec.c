@@ -107,7 +107,10 @@ void cpu_step(struct cpu *c)
     mm_fault_arm(c->mm, &jmp, &fault);
     struct op op;
     cpu_decode_single(c, &op);
+    uint64_t next = c->rip + op.len;
     op.fn(c, &op);
+    if (!(op.flags & OPF_BRANCH))
+        c->rip = c->bits == 32 ? (uint32_t)next : next;
     c->icount++;
     mm_fault_disarm();
 }
@@ -135,9 +138,9 @@ void cpu_run(struct cpu *c)
     while (c->stop == CPU_RUNNING) {
         if (prev && prev->retired)
             prev = NULL; /* invalidated while it ran: about to be freed */
-        if (UNLIKELY(cpu_cache_has_retired(c)))
+        if (UNLIKELY(cache_hot(c)->retired != NULL))
             cpu_cache_free_retired(c);
-        uint64_t rip = c->rip, epoch = cpu_cache_epoch(c);
+        uint64_t rip = c->rip, epoch = cache_hot(c)->epoch;
         struct block *b;
         if (prev && prev->succ_epoch == epoch && prev->succ_rip[0] == rip)
             b = prev->succ[0];
@@ -146,8 +149,8 @@ void cpu_run(struct cpu *c)
         else {
             b = cpu_block_lookup(c, rip);
             if (prev) {
-                if (prev->succ_epoch != cpu_cache_epoch(c)) {
-                    prev->succ_epoch = cpu_cache_epoch(c);
+                if (prev->succ_epoch != cache_hot(c)->epoch) {
+                    prev->succ_epoch = cache_hot(c)->epoch;
                     prev->succ_rip[0] = prev->succ_rip[1] = ~0ull;
                 }
                 prev->succ[1] = prev->succ[0];
@@ -157,9 +160,16 @@ void cpu_run(struct cpu *c)
             }
         }
         const struct op *op = b->ops, *end = op + b->nops;
-        do
+        uint64_t pc = rip;
+        do {
+            c->rip = pc;
+            pc += op->len;
             op->fn(c, op);
-        while (++op != end);
+        } while (++op != end);
+        /* A block cut short (length limit, unfetchable bytes) ends without
+         * a control transfer: continue after its last instruction. */
+        if (!(end[-1].flags & OPF_BRANCH))
+            c->rip = c->bits == 32 ? (uint32_t)pc : pc;
         c->icount += b->nops;
         prev = b;
     }

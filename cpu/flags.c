@@ -85,7 +85,7 @@ bool cpu_cf(struct cpu *c)
 
 /* Conditions after CMP/SUB and TEST/AND, the common cases, come straight
  * from the operands; the rest go through the materialised flags. */
-bool cpu_cond(struct cpu *c, unsigned cc)
+bool cpu_cond_slow(struct cpu *c, unsigned cc)
 {
     unsigned w = c->lf_op & 3, kind = c->lf_op & ~3u;
     bool r;

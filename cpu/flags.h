@@ -49,7 +49,33 @@ void cpu_set_flags(struct cpu *c, uint64_t value, uint64_t mask);
 bool cpu_cf(struct cpu *c);
 
 /* Condition code cc (0..15, the low nibble of Jcc/SETcc/CMOVcc). */
-bool cpu_cond(struct cpu *c, unsigned cc);
+bool cpu_cond_slow(struct cpu *c, unsigned cc);
+
+/* The common case inline: after a 32- or 64-bit CMP/SUB, a signed or
+ * unsigned comparison or equality straight from the operands. */
+static inline bool cpu_cond(struct cpu *c, unsigned cc)
+{
+    if (c->lf_op == LF_SUB + 3 || c->lf_op == LF_SUB + 2) {
+        uint64_t d = c->lf_dst, s = c->lf_src;
+        if (c->lf_op == LF_SUB + 2) {
+            d = (uint32_t)d;
+            s = (uint32_t)s;
+        }
+        int64_t sd = c->lf_op == LF_SUB + 2 ? (int32_t)d : (int64_t)d;
+        int64_t ss = c->lf_op == LF_SUB + 2 ? (int32_t)s : (int64_t)s;
+        bool r;
+        switch (cc >> 1) {
+        case 1: r = d < s; break;
+        case 2: r = d == s; break;
+        case 3: r = d <= s; break;
+        case 6: r = sd < ss; break;
+        case 7: r = sd <= ss; break;
+        default: return cpu_cond_slow(c, cc);
+        }
+        return (cc & 1) ? !r : r;
+    }
+    return cpu_cond_slow(c, cc);
+}
 
 /* Even parity of the low byte, as PF. */
 static inline uint64_t parity_flag(uint64_t res)

@@ -9,27 +9,22 @@
     static void op_mov_rr_##B(struct cpu *c, const struct op *op)                       \
     {                                                                                   \
         set_gpr##B(c, op->r1, GPR##B(c, op->r2));                                       \
-        c->rip += op->len;                                                              \
     }                                                                                   \
     static void op_mov_rm_##B(struct cpu *c, const struct op *op)                       \
     {                                                                                   \
         set_gpr##B(c, op->r1, load##B(c, op_ea(c, op)));                                \
-        c->rip += op->len;                                                              \
     }                                                                                   \
     static void op_mov_mr_##B(struct cpu *c, const struct op *op)                       \
     {                                                                                   \
         store##B(c, op_ea(c, op), GPR##B(c, op->r2));                                   \
-        c->rip += op->len;                                                              \
     }                                                                                   \
     static void op_mov_ri_##B(struct cpu *c, const struct op *op)                       \
     {                                                                                   \
         set_gpr##B(c, op->r1, (uint64_t)op->imm);                                       \
-        c->rip += op->len;                                                              \
     }                                                                                   \
     static void op_mov_mi_##B(struct cpu *c, const struct op *op)                       \
     {                                                                                   \
         store##B(c, op_ea(c, op), (uint##B##_t)op->imm);                                \
-        c->rip += op->len;                                                              \
     }
 GEN_MOV(8)
 GEN_MOV(16)
@@ -47,12 +42,10 @@ static const cpu_handler mov_h[5][4] = {
 static void op_mov_r_sreg(struct cpu *c, const struct op *op)
 {
     set_reg_n(c, op->r1, op->size, c->sreg[op->x1]);
-    c->rip += op->len;
 }
 static void op_mov_m_sreg(struct cpu *c, const struct op *op)
 {
     store16(c, op_ea(c, op), c->sreg[op->x1]);
-    c->rip += op->len;
 }
 
 /* ------------------------------------------------------------ extensions */
@@ -65,28 +58,23 @@ static inline uint64_t extend(uint64_t v, unsigned from, bool sign)
 static void op_movx_r(struct cpu *c, const struct op *op)
 {
     set_reg_n(c, op->r1, op->size, extend(get_reg_n(c, op->r2, op->x1), op->x1, op->x2));
-    c->rip += op->len;
 }
 static void op_movx_m(struct cpu *c, const struct op *op)
 {
     set_reg_n(c, op->r1, op->size, extend(load_n(c, op_ea(c, op), op->x1), op->x1, op->x2));
-    c->rip += op->len;
 }
 
 static void op_lea_32(struct cpu *c, const struct op *op)
 {
     set_gpr32(c, op->r1, op_lea(c, op));
-    c->rip += op->len;
 }
 static void op_lea_64(struct cpu *c, const struct op *op)
 {
     set_gpr64(c, op->r1, op_lea(c, op));
-    c->rip += op->len;
 }
 static void op_lea_16(struct cpu *c, const struct op *op)
 {
     set_gpr16(c, op->r1, op_lea(c, op));
-    c->rip += op->len;
 }
 
 /* ------------------------------------------------------------ exchanges */
@@ -95,7 +83,6 @@ static void op_xchg_rr(struct cpu *c, const struct op *op)
     uint64_t a = get_reg_n(c, op->r1, op->size), b = get_reg_n(c, op->r2, op->size);
     set_reg_n(c, op->r1, op->size, b);
     set_reg_n(c, op->r2, op->size, a);
-    c->rip += op->len;
 }
 
 /* XCHG with memory is always locked (SDM: "the processor's locking protocol
@@ -111,7 +98,6 @@ static void op_xchg_mr(struct cpu *c, const struct op *op)
     default: old = __atomic_exchange_n((uint64_t *)p, v, __ATOMIC_SEQ_CST); break;
     }
     set_reg_n(c, op->r2, op->size, old);
-    c->rip += op->len;
 }
 
 static inline unsigned wlog(unsigned size) { return (unsigned)__builtin_ctz(size); }
@@ -123,7 +109,6 @@ static void op_xadd_rr(struct cpu *c, const struct op *op)
     set_reg_n(c, op->r2, op->size, d);
     set_reg_n(c, op->r1, op->size, d + s);
     lf_set(c, LF_ADD + wlog(op->size), d, s, d + s);
-    c->rip += op->len;
 }
 
 #define ATOMIC_SIZED(size, p, expr_fn)                                                  \
@@ -143,7 +128,6 @@ static void op_xadd_m(struct cpu *c, const struct op *op)
 #undef XADD
     set_reg_n(c, op->r2, op->size, d);
     lf_set(c, LF_ADD + wlog(op->size), d, s, d + s);
-    c->rip += op->len;
 }
 
 /* CMPXCHG: compare the accumulator with dst; equal: dst <- src, else
@@ -158,7 +142,6 @@ static void op_cmpxchg_rr(struct cpu *c, const struct op *op)
         set_reg_n(c, op->r1, n, get_reg_n(c, op->r2, n));
     else
         set_reg_n(c, SLOT_GPR(R_AX), n, d);
-    c->rip += op->len;
 }
 
 static void op_cmpxchg_m(struct cpu *c, const struct op *op)
@@ -179,7 +162,6 @@ static void op_cmpxchg_m(struct cpu *c, const struct op *op)
     lf_set(c, LF_SUB + wlog(n), acc, d, acc - d);
     if (!ok)
         set_reg_n(c, SLOT_GPR(R_AX), n, d);
-    c->rip += op->len;
 }
 
 /* CMPXCHG8B / CMPXCHG16B: edx:eax (rdx:rax) against m64 (m128). */
@@ -194,7 +176,6 @@ static void op_cmpxchg8b(struct cpu *c, const struct op *op)
         set_gpr32(c, SLOT_GPR(R_AX), exp);
         set_gpr32(c, SLOT_GPR(R_DX), exp >> 32);
     }
-    c->rip += op->len;
 }
 
 static void op_cmpxchg16b(struct cpu *c, const struct op *op)
@@ -215,7 +196,6 @@ static void op_cmpxchg16b(struct cpu *c, const struct op *op)
         c->r[R_AX] = (uint64_t)exp;
         c->r[R_DX] = (uint64_t)(exp >> 64);
     }
-    c->rip += op->len;
 }
 
 /* ------------------------------------------------------------ conditionals */
@@ -226,7 +206,6 @@ static void op_cmov_r(struct cpu *c, const struct op *op)
         set_reg_n(c, op->r1, op->size, v);
     else if (op->size == 4)
         set_gpr32(c, op->r1, GPR32(c, op->r1)); /* a 32-bit CMOV always zero-extends */
-    c->rip += op->len;
 }
 static void op_cmov_m(struct cpu *c, const struct op *op)
 {
@@ -235,17 +214,14 @@ static void op_cmov_m(struct cpu *c, const struct op *op)
         set_reg_n(c, op->r1, op->size, v);
     else if (op->size == 4)
         set_gpr32(c, op->r1, GPR32(c, op->r1));
-    c->rip += op->len;
 }
 static void op_setcc_r(struct cpu *c, const struct op *op)
 {
     set_gpr8(c, op->r1, cpu_cond(c, op->x1));
-    c->rip += op->len;
 }
 static void op_setcc_m(struct cpu *c, const struct op *op)
 {
     store8(c, op_ea(c, op), cpu_cond(c, op->x1));
-    c->rip += op->len;
 }
 
 /* ------------------------------------------------------------ sign extensions of rAX */
@@ -253,14 +229,12 @@ static void op_cbw(struct cpu *c, const struct op *op) /* CBW / CWDE / CDQE */
 {
     unsigned n = op->size;
     set_reg_n(c, SLOT_GPR(R_AX), n, extend(c->r[R_AX], n / 2, true));
-    c->rip += op->len;
 }
 static void op_cwd(struct cpu *c, const struct op *op) /* CWD / CDQ / CQO */
 {
     unsigned n = op->size;
     uint64_t ax = extend(c->r[R_AX], n, true);
     set_reg_n(c, SLOT_GPR(R_DX), n, (int64_t)ax < 0 ? ~0ull : 0);
-    c->rip += op->len;
 }
 static void op_bswap(struct cpu *c, const struct op *op)
 {
@@ -270,11 +244,9 @@ static void op_bswap(struct cpu *c, const struct op *op)
         set_gpr32(c, op->r1, __builtin_bswap32(GPR32(c, op->r1)));
     else
         set_gpr16(c, op->r1, 0); /* BSWAP r16 is undefined; hardware zeroes it */
-    c->rip += op->len;
 }
 static void op_nop(struct cpu *c, const struct op *op)
 {
-    c->rip += op->len;
 }
 
 /* Condition code of a CMOVcc/SETcc/Jcc mnemonic (the SDM's tttn encoding). */

@@ -182,7 +182,6 @@ static inline void out_mask(struct cpu *c, unsigned r, unsigned imm, unsigned n)
         unsigned r = str_compare(&a, &b, la, lb, imm);                                  \
         OUT(c, r, imm, n);                                                              \
         set_arith_all(c, str_flags(r, la, lb, n));                                      \
-        c->rip += op->len;                                                              \
     }
 GEN_PCMPSTR(pcmpistri_r, SRC2_R, LENS_I, out_index)
 GEN_PCMPSTR(pcmpistri_m, SRC2_M, LENS_I, out_index)
@@ -208,7 +207,6 @@ static void op_pcmpgtq_r(struct cpu *c, const struct op *op)
 {
     xmm_t s = c->xmm[op->x2];
     pcmpgtq(&c->xmm[op->x1], &s);
-    c->rip += op->len;
 }
 
 static void op_pcmpgtq_m(struct cpu *c, const struct op *op)
@@ -218,7 +216,6 @@ static void op_pcmpgtq_m(struct cpu *c, const struct op *op)
     sse_check_align16(c, a);
     load128(c, a, &s);
     pcmpgtq(&c->xmm[op->x1], &s);
-    c->rip += op->len;
 }
 
 /* ------------------------------------------------------------ CRC32
@@ -250,13 +247,11 @@ static inline uint32_t crc32c(uint32_t crc, uint64_t data, unsigned bytes)
     static void op_crc32_r##B(struct cpu *c, const struct op *op)                       \
     {                                                                                   \
         set_gpr32(c, op->r1, crc32c(GPR32(c, op->r1), GPR##B(c, op->r2), B / 8));       \
-        c->rip += op->len;                                                              \
     }                                                                                   \
     static void op_crc32_m##B(struct cpu *c, const struct op *op)                       \
     {                                                                                   \
         uint64_t v = load##B(c, op_ea(c, op));                                          \
         set_gpr32(c, op->r1, crc32c(GPR32(c, op->r1), v, B / 8));                       \
-        c->rip += op->len;                                                              \
     }
 GEN_CRC32(8)
 GEN_CRC32(16)

@@ -181,7 +181,6 @@ static inline void k_pclmulqdq(xmm_t *d, const xmm_t *s, unsigned imm)
     {                                                                                   \
         xmm_t s = c->xmm[op->x2];                                                       \
         k_##name(&c->xmm[op->x1], &s, (unsigned)op->imm);                               \
-        c->rip += op->len;                                                              \
     }                                                                                   \
     static void op_##name##_m(struct cpu *c, const struct op *op)                       \
     {                                                                                   \
@@ -190,7 +189,6 @@ static inline void k_pclmulqdq(xmm_t *d, const xmm_t *s, unsigned imm)
         sse_check_align16(c, a);                                                        \
         load128(c, a, &s);                                                              \
         k_##name(&c->xmm[op->x1], &s, (unsigned)op->imm);                               \
-        c->rip += op->len;                                                              \
     }
 GEN_XMM_FORMS(aesenc)
 GEN_XMM_FORMS(aesenclast)

@@ -173,7 +173,6 @@ static inline uint32_t round_flags(uint32_t raised, unsigned imm)
         k_##name(&r, &c->xmm[op->x1], &c->xmm[op->x2], imm);                            \
         sse_commit_flags(c, round_flags(sse_leave(host), imm));                         \
         c->xmm[op->x1] = r;                                                             \
-        c->rip += op->len;                                                              \
     }                                                                                   \
     static void op_##name##_rm(struct cpu *c, const struct op *op)                      \
     {                                                                                   \
@@ -184,7 +183,6 @@ static inline uint32_t round_flags(uint32_t raised, unsigned imm)
         k_##name(&r, &c->xmm[op->x1], &s, imm);                                         \
         sse_commit_flags(c, round_flags(sse_leave(host), imm));                         \
         c->xmm[op->x1] = r;                                                             \
-        c->rip += op->len;                                                              \
     }
 ROUND_FORMS(roundps, sx_load_a128)
 ROUND_FORMS(roundpd, sx_load_a128)

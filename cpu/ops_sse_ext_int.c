@@ -38,14 +38,12 @@ static void op_lddqu(struct cpu *c, const struct op *op)
     xmm_t s;
     sx_load_u128(c, op, &s);
     c->xmm[op->x1] = s;
-    c->rip += op->len;
 }
 static void op_movntdqa(struct cpu *c, const struct op *op)
 {
     xmm_t s;
     sx_load_a128(c, op, &s);
     c->xmm[op->x1] = s;
-    c->rip += op->len;
 }
 
 /* ------------------------------------------------------------ PMOVSX / PMOVZX
@@ -100,7 +98,6 @@ BLEND_IMM(blendpd, q, 2)
         xmm_t r;                                                                        \
         b_##name(&r, &c->xmm[op->x1], &c->xmm[op->x2], &c->xmm[0]);                     \
         c->xmm[op->x1] = r;                                                             \
-        c->rip += op->len;                                                              \
     }                                                                                   \
     static void op_##name##_rm(struct cpu *c, const struct op *op)                      \
     {                                                                                   \
@@ -108,7 +105,6 @@ BLEND_IMM(blendpd, q, 2)
         sx_load_a128(c, op, &s);                                                        \
         b_##name(&r, &c->xmm[op->x1], &s, &c->xmm[0]);                                  \
         c->xmm[op->x1] = r;                                                             \
-        c->rip += op->len;                                                              \
     }
 BLEND_VAR(pblendvb, sb, 16)
 BLEND_VAR(blendvps, sd, 4)
@@ -216,14 +212,12 @@ static inline void ptest(struct cpu *c, const xmm_t *d, const xmm_t *s)
 static void op_ptest_rr(struct cpu *c, const struct op *op)
 {
     ptest(c, &c->xmm[op->x1], &c->xmm[op->x2]);
-    c->rip += op->len;
 }
 static void op_ptest_rm(struct cpu *c, const struct op *op)
 {
     xmm_t s;
     sx_load_a128(c, op, &s);
     ptest(c, &c->xmm[op->x1], &s);
-    c->rip += op->len;
 }
 
 /* ------------------------------------------------------------ extracts and inserts
@@ -234,12 +228,10 @@ static void op_ptest_rm(struct cpu *c, const struct op *op)
     static void op_##name##_r(struct cpu *c, const struct op *op)                       \
     {                                                                                   \
         set_gpr64(c, op->r1, c->xmm[op->x1].lane[op->x3]);                              \
-        c->rip += op->len;                                                              \
     }                                                                                   \
     static void op_##name##_m(struct cpu *c, const struct op *op)                       \
     {                                                                                   \
         store##B(c, op_ea(c, op), c->xmm[op->x1].lane[op->x3]);                         \
-        c->rip += op->len;                                                              \
     }
 EXTRACT(pextrb, b, 8)
 EXTRACT(pextrw, w, 16)
@@ -252,13 +244,11 @@ EXTRACT(pextrq, q, 64)
     static void op_##name##_r(struct cpu *c, const struct op *op)                       \
     {                                                                                   \
         c->xmm[op->x1].lane[op->x3] = (uint##B##_t)GPR64(c, op->r1);                    \
-        c->rip += op->len;                                                              \
     }                                                                                   \
     static void op_##name##_m(struct cpu *c, const struct op *op)                       \
     {                                                                                   \
         uint##B##_t v = load##B(c, op_ea(c, op));                                       \
         c->xmm[op->x1].lane[op->x3] = v;                                                \
-        c->rip += op->len;                                                              \
     }
 INSERT(pinsrb, b, 8)
 INSERT(pinsrd, d, 32)

@@ -29,11 +29,14 @@ static inline void k_pshufb(xmm_t *r, const xmm_t *d, const xmm_t *s, unsigned i
  * shifted right by imm8 bytes; bytes shifted in are zero. */
 static inline void k_palignr(xmm_t *r, const xmm_t *d, const xmm_t *s, unsigned imm, unsigned n)
 {
-    uint8_t t[32];
+    /* source then destination, then zeros: the result is n bytes of it from imm */
+    uint8_t t[48] = { 0 };
     memcpy(t, s->b, n);
     memcpy(t + n, d->b, n);
-    for (unsigned i = 0; i < n; i++)
-        r->b[i] = i + imm < 2 * n ? t[i + imm] : 0;
+    if (imm >= 2 * n)
+        memset(r->b, 0, n);
+    else
+        memcpy(r->b, t + imm, n);
 }
 
 /* Horizontal operations: the destination's adjacent pairs make the low
@@ -119,7 +122,6 @@ ABS(pabsd, sd, int32_t, uint32_t)
         mmx_enter(c);                                                                   \
         *mmx_reg(c, op->x1) = r.q[0];                                                   \
         mmx_written(c, op->x1);                                                         \
-        c->rip += op->len;                                                              \
     }                                                                                   \
     static void op_##name##_mm_rr(struct cpu *c, const struct op *op)                   \
     {                                                                                   \

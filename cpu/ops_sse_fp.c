@@ -15,29 +15,24 @@
 static void op_movaps_xx(struct cpu *c, const struct op *op)
 {
     c->xmm[op->x1] = c->xmm[op->x2];
-    c->rip += op->len;
 }
 static void op_movaps_xm(struct cpu *c, const struct op *op)
 {
     XMM(c, op->x1) = sse_src_m128a(c, op);
-    c->rip += op->len;
 }
 static void op_movups_xm(struct cpu *c, const struct op *op)
 {
     XMM(c, op->x1) = sse_src_m128u(c, op);
-    c->rip += op->len;
 }
 static void op_movaps_mx(struct cpu *c, const struct op *op)
 {
     uint64_t a = op_ea(c, op);
     sse_check_align16(c, a);
     store128(c, a, &c->xmm[op->x2]);
-    c->rip += op->len;
 }
 static void op_movups_mx(struct cpu *c, const struct op *op)
 {
     store128(c, op_ea(c, op), &c->xmm[op->x2]);
-    c->rip += op->len;
 }
 
 /* ------------------------------------------------------------ partial moves
@@ -46,60 +41,49 @@ static void op_movups_mx(struct cpu *c, const struct op *op)
 static void op_movss_xx(struct cpu *c, const struct op *op)
 {
     c->xmm[op->x1].d[0] = c->xmm[op->x2].d[0];
-    c->rip += op->len;
 }
 static void op_movss_xm(struct cpu *c, const struct op *op)
 {
     XMM(c, op->x1) = sse_src_m32(c, op);
-    c->rip += op->len;
 }
 static void op_movss_mx(struct cpu *c, const struct op *op)
 {
     store32(c, op_ea(c, op), c->xmm[op->x2].d[0]);
-    c->rip += op->len;
 }
 static void op_movsd_xx(struct cpu *c, const struct op *op)
 {
     c->xmm[op->x1].q[0] = c->xmm[op->x2].q[0];
-    c->rip += op->len;
 }
 static void op_movsd_xm(struct cpu *c, const struct op *op)
 {
     XMM(c, op->x1) = sse_src_m64(c, op);
-    c->rip += op->len;
 }
 /* Also MOVLPS/MOVLPD m64, xmm. */
 static void op_movsd_mx(struct cpu *c, const struct op *op)
 {
     store64(c, op_ea(c, op), c->xmm[op->x2].q[0]);
-    c->rip += op->len;
 }
 /* MOVLPS/MOVLPD xmm, m64: the low quadword, the high one kept. */
 static void op_movlps_xm(struct cpu *c, const struct op *op)
 {
     c->xmm[op->x1].q[0] = load64(c, op_ea(c, op));
-    c->rip += op->len;
 }
 /* MOVHPS/MOVHPD: the high quadword from / to memory. */
 static void op_movhps_xm(struct cpu *c, const struct op *op)
 {
     c->xmm[op->x1].q[1] = load64(c, op_ea(c, op));
-    c->rip += op->len;
 }
 static void op_movhps_mx(struct cpu *c, const struct op *op)
 {
     store64(c, op_ea(c, op), c->xmm[op->x2].q[1]);
-    c->rip += op->len;
 }
 static void op_movhlps(struct cpu *c, const struct op *op)
 {
     c->xmm[op->x1].q[0] = c->xmm[op->x2].q[1];
-    c->rip += op->len;
 }
 static void op_movlhps(struct cpu *c, const struct op *op)
 {
     c->xmm[op->x1].q[1] = c->xmm[op->x2].q[0];
-    c->rip += op->len;
 }
 
 /* MOVMSKPS/MOVMSKPD: the sign bits, zero-extended into the whole register. */
@@ -108,25 +92,21 @@ static void op_movmskps(struct cpu *c, const struct op *op)
     const xmm_t *s = &c->xmm[op->x2];
     set_gpr64(c, op->r1, (s->d[0] >> 31) | (s->d[1] >> 31) << 1 | (s->d[2] >> 31) << 2 |
                              (s->d[3] >> 31) << 3);
-    c->rip += op->len;
 }
 static void op_movmskpd(struct cpu *c, const struct op *op)
 {
     const xmm_t *s = &c->xmm[op->x2];
     set_gpr64(c, op->r1, (s->q[0] >> 63) | (s->q[1] >> 63) << 1);
-    c->rip += op->len;
 }
 
 /* MOVNTI m32/m64, r32/r64: the non-temporal hint changes nothing visible. */
 static void op_movnti_32(struct cpu *c, const struct op *op)
 {
     store32(c, op_ea(c, op), GPR32(c, op->r2));
-    c->rip += op->len;
 }
 static void op_movnti_64(struct cpu *c, const struct op *op)
 {
     store64(c, op_ea(c, op), GPR64(c, op->r2));
-    c->rip += op->len;
 }
 
 /* ------------------------------------------------------------ logic, shuffles
@@ -135,13 +115,11 @@ static void op_movnti_64(struct cpu *c, const struct op *op)
     static void op_##name##_x(struct cpu *c, const struct op *op)                       \
     {                                                                                   \
         XMM(c, op->x1) = k_##name(XMM(c, op->x1), XMM(c, op->x2), op->x3);              \
-        c->rip += op->len;                                                              \
     }                                                                                   \
     static void op_##name##_m(struct cpu *c, const struct op *op)                       \
     {                                                                                   \
         __m128 s = SSE_SRC_##M(c, op);                                                  \
         XMM(c, op->x1) = k_##name(XMM(c, op->x1), s, op->x3);                           \
-        c->rip += op->len;                                                              \
     }
 
 static inline __m128 vec_of(xmm_t r)
@@ -210,12 +188,10 @@ static void op_ldmxcsr(struct cpu *c, const struct op *op)
     if (UNLIKELY(v & ~MXCSR_MASK_VALUE))
         cpu_fault(c, SIGSEGV, 0x80 /* SI_KERNEL */, 0);
     c->mxcsr = v;
-    c->rip += op->len;
 }
 static void op_stmxcsr(struct cpu *c, const struct op *op)
 {
     store32(c, op_ea(c, op), c->mxcsr);
-    c->rip += op->len;
 }
 
 /* ------------------------------------------------------------ unmasked underflow */

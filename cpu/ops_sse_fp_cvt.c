@@ -37,7 +37,6 @@ CVT_XM_LIST(GEN_CVT)
         __asm__ volatile(#insn "%z1 %1, %0" : "+x"(d) : "r"(v));                        \
         sse_commit_flags(c, sse_leave(host));                                           \
         XMM(c, op->x1) = d;                                                             \
-        c->rip += op->len;                                                              \
     }                                                                                   \
     static void op_##insn##_r##B(struct cpu *c, const struct op *op)                    \
     {                                                                                   \
@@ -62,7 +61,6 @@ GEN_CVTSI(cvtsi2sd, 64)
         __asm__ volatile(#insn " %1, %0" : "=r"(r) : "x"(s));                           \
         sse_commit_flags(c, sse_leave(host));                                           \
         set_gpr##B(c, op->r1, (uint##B##_t)r);                                          \
-        c->rip += op->len;                                                              \
     }                                                                                   \
     static void op_##insn##_##B##_x(struct cpu *c, const struct op *op)                 \
     {                                                                                   \
@@ -106,12 +104,10 @@ static void op_cvtpi2ps_x(struct cpu *c, const struct op *op)
 {
     cvtpi2ps(c, op, *mmx_reg(c, op->x2));
     mmx_enter(c);
-    c->rip += op->len;
 }
 static void op_cvtpi2ps_m(struct cpu *c, const struct op *op)
 {
     cvtpi2ps(c, op, load64(c, op_ea(c, op)));
-    c->rip += op->len;
 }
 
 /* CVTPI2PD: two int32 -> two doubles (exact: raises nothing). */
@@ -125,12 +121,10 @@ static void op_cvtpi2pd_x(struct cpu *c, const struct op *op)
 {
     cvtpi2pd(c, op, *mmx_reg(c, op->x2));
     mmx_enter(c);
-    c->rip += op->len;
 }
 static void op_cvtpi2pd_m(struct cpu *c, const struct op *op)
 {
     cvtpi2pd(c, op, load64(c, op_ea(c, op)));
-    c->rip += op->len;
 }
 
 /* CVT(T)PS2PI mm, xmm/m64 and CVT(T)PD2PI mm, xmm/m128: the XMM conversion
@@ -141,7 +135,6 @@ static inline void mmx_commit(struct cpu *c, const struct op *op, __m128 r)
     mmx_enter(c);
     *mmx_reg(c, op->x1) = low64(r);
     mmx_written(c, op->x1);
-    c->rip += op->len;
 }
 
 #define GEN_TO_PI(name, xmm_insn, lowhalf, M)                                           \

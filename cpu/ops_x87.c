@@ -37,7 +37,6 @@ bool x87_dec_mem(struct decoder *d)
 static void op_fwait(struct cpu *c, const struct op *op)
 {
     x87_wait(c);
-    c->rip += op->len;
 }
 
 bool dec_x87(struct decoder *d)

@@ -73,7 +73,6 @@ static AI void x87_binary(struct cpu *c, const struct op *op, void (*k)(struct x
             while (npop--)
                 x87_pop(c);
         }
-        c->rip += op->len;
         return;
     }
     io.cw = c->fcw;
@@ -96,7 +95,6 @@ static AI void x87_binary(struct cpu *c, const struct op *op, void (*k)(struct x
     x87_flags(c, io.sw, ccmask);
     while (pops-- > 0)
         x87_pop(c);
-    c->rip += op->len;
 }
 
 /* FSINCOS, FPTAN, FXTRACT: ST(0) is replaced and a second result pushed
@@ -120,7 +118,6 @@ static AI void x87_replace_push(struct cpu *c, const struct op *op, void (*k)(st
             c->ftag &= (uint8_t)~(1u << p0);
             x87_push(c, &ind);
         }
-        c->rip += op->len;
         return;
     }
     io.cw = c->fcw;
@@ -133,7 +130,6 @@ static AI void x87_replace_push(struct cpu *c, const struct op *op, void (*k)(st
         f80_copy(&c->fpr[p0], &io.r[0]);
     }
     x87_flags(c, io.sw, ccmask);
-    c->rip += op->len;
 }
 
 /* FXAM classifies an empty register too, without an exception: C3 C2 C0 =
@@ -154,7 +150,6 @@ static void op_fxam(struct cpu *c, const struct op *op)
         k_fxam(&io);
         x87_flags(c, io.sw, FSW_CC);
     }
-    c->rip += op->len;
 }
 
 /* ------------------------------------------------------------ handlers */

@@ -64,7 +64,6 @@ static AI void x87_load(struct cpu *c, const struct op *op, void (*k)(struct x87
             x87_push(c, &io.r[0]);
         x87_flags(c, io.sw, FSW_C1);
     }
-    c->rip += op->len;
 }
 
 #define LOADOP(name, insn, msize)                                                       \
@@ -94,7 +93,6 @@ static void op_fld_m80(struct cpu *c, const struct op *op)
         x87_push(c, &v);
         x87_set_fsw(c, c->fsw & ~FSW_C1);
     }
-    c->rip += op->len;
 }
 
 /* FLD ST(i): an empty ST(i) is a stack underflow, reported before a
@@ -114,7 +112,6 @@ static void op_fld_st(struct cpu *c, const struct op *op)
         x87_push(c, &v);
         x87_set_fsw(c, c->fsw & ~FSW_C1);
     }
-    c->rip += op->len;
 }
 
 /* ------------------------------------------------------------ stores */
@@ -160,7 +157,6 @@ static AI void x87_store(struct cpu *c, const struct op *op, void (*k)(struct x8
         if (stored && pop)
             x87_pop(c);
     }
-    c->rip += op->len;
 }
 
 #define STOREK(name, insn) X87_KERNEL(k_##name, X87_LOAD1, insn " %[m]")
@@ -190,7 +186,6 @@ static void op_fstp_m80(struct cpu *c, const struct op *op)
         x87_set_fsw(c, c->fsw & ~FSW_C1);
         x87_pop(c);
     }
-    c->rip += op->len;
 }
 
 /* FST/FSTP ST(i): a copy (x2: pop). */
@@ -211,7 +206,6 @@ static void op_fst_st(struct cpu *c, const struct op *op)
     if (op->x2)
         x87_pop(c);
 done:
-    c->rip += op->len;
 }
 
 /* D9 D8+i, the FSTP alias Zydis calls FSTPNCE: with an empty ST(0) the
@@ -225,7 +219,6 @@ static void op_fstpnce(struct cpu *c, const struct op *op)
     x87_wait(c);
     x87_set_fsw(c, c->fsw & ~FSW_C1);
     x87_pop(c);
-    c->rip += op->len;
 }
 
 /* ------------------------------------------------------------ FXCH, FCMOVcc */
@@ -250,7 +243,6 @@ static void op_fxch(struct cpu *c, const struct op *op)
     f80_copy(&c->fpr[p0], &c->fpr[pi]);
     f80_copy(&c->fpr[pi], &t);
 done:
-    c->rip += op->len;
 }
 
 /* FCMOVcc ST(0), ST(i): x2 is the condition (as in Jcc). */
@@ -266,7 +258,6 @@ static void op_fcmov(struct cpu *c, const struct op *op)
     } else if (cpu_cond(c, op->x2)) {
         f80_copy(&c->fpr[p0], &c->fpr[pi]);
     }
-    c->rip += op->len;
 }
 
 /* ------------------------------------------------------------ FFREE, FFREEP */
@@ -277,7 +268,6 @@ static void op_ffree(struct cpu *c, const struct op *op)
     x87_set_fsw(c, c->fsw & ~FSW_C1);
     if (op->x2)
         x87_pop(c);
-    c->rip += op->len;
 }
 
 /* ------------------------------------------------------------ decoding */

@@ -71,7 +71,6 @@ static void op_fxsave(struct cpu *c, const struct op *op)
     sse_check_align16(c, a);
     legacy_image(c, img, op->x3);
     memcpy(g2h(c, a), img, xmm_end(c)); /* bytes 416-511 are left alone */
-    c->rip += op->len;
 }
 
 static void op_fxrstor(struct cpu *c, const struct op *op)
@@ -83,7 +82,6 @@ static void op_fxrstor(struct cpu *c, const struct op *op)
     memcpy(img, g2h(c, a), xmm_end(c));
     check_mxcsr(c, img);
     legacy_load(c, img, op->x3);
-    c->rip += op->len;
 }
 
 /* ------------------------------------------------------------ XSAVE family */
@@ -138,7 +136,6 @@ static void xsave_any(struct cpu *c, const struct op *op)
         bv = (bv & ~(uint64_t)rfbm) | (inuse & rfbm);
         memcpy(m + XSAVE_HDR, &bv, 8);
     }
-    c->rip += op->len;
 }
 
 static void op_xrstor(struct cpu *c, const struct op *op)
@@ -193,7 +190,6 @@ static void op_xrstor(struct cpu *c, const struct op *op)
     /* A 32-bit FIP/FDP in the non-REX.W format of the image from memory. */
     bool w64 = op->x3 || !(rfbm & bv & 1);
     legacy_load(c, img, w64);
-    c->rip += op->len;
 }
 
 /* XGETBV: XCR0 for ECX = 0; any other register does not exist (#GP). */
@@ -203,7 +199,6 @@ static void op_xgetbv(struct cpu *c, const struct op *op)
         gp_fault(c);
     set_gpr32(c, SLOT_GPR(R_AX), XCR0);
     set_gpr32(c, SLOT_GPR(R_DX), 0);
-    c->rip += op->len;
 }
 
 bool x87_dec_xsave(struct decoder *d)

@@ -68,7 +68,6 @@ static inline void sx_load_16(struct cpu *c, const struct op *op, xmm_t *s)
         xmm_t r;                                                                        \
         k_##name(&r, &c->xmm[op->x1], &c->xmm[op->x2], (unsigned)op->imm);              \
         c->xmm[op->x1] = r;                                                             \
-        c->rip += op->len;                                                              \
     }                                                                                   \
     static void op_##name##_rm(struct cpu *c, const struct op *op)                      \
     {                                                                                   \
@@ -76,7 +75,6 @@ static inline void sx_load_16(struct cpu *c, const struct op *op, xmm_t *s)
         LOAD(c, op, &s);                                                                \
         k_##name(&r, &c->xmm[op->x1], &s, (unsigned)op->imm);                           \
         c->xmm[op->x1] = r;                                                             \
-        c->rip += op->len;                                                              \
     }
 
 /* Floating-point kernels run on the host between sse_enter() and
@@ -90,7 +88,6 @@ static inline void sx_load_16(struct cpu *c, const struct op *op, xmm_t *s)
         k_##name(&r, &c->xmm[op->x1], &c->xmm[op->x2], (unsigned)op->imm);              \
         sse_commit_flags(c, sse_leave(host));                                           \
         c->xmm[op->x1] = r;                                                             \
-        c->rip += op->len;                                                              \
     }                                                                                   \
     static void op_##name##_rm(struct cpu *c, const struct op *op)                      \
     {                                                                                   \
@@ -100,7 +97,6 @@ static inline void sx_load_16(struct cpu *c, const struct op *op, xmm_t *s)
         k_##name(&r, &c->xmm[op->x1], &s, (unsigned)op->imm);                           \
         sse_commit_flags(c, sse_leave(host));                                           \
         c->xmm[op->x1] = r;                                                             \
-        c->rip += op->len;                                                              \
     }
 
 /* ------------------------------------------------------------ host arithmetic

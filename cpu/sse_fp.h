@@ -111,14 +111,12 @@ static inline __m128 sse_src_m32(struct cpu *c, const struct op *op)
         __m128 d = XMM(c, op->x1), s = XMM(c, op->x2);                                  \
         SSE_RUN_T(c, asm_text, d, s, tiny);                                             \
         XMM(c, op->x1) = d;                                                             \
-        c->rip += op->len;                                                              \
     }                                                                                   \
     static void op_##name##_m(struct cpu *c, const struct op *op)                       \
     {                                                                                   \
         __m128 s = SSE_SRC_##M(c, op), d = XMM(c, op->x1);                              \
         SSE_RUN_T(c, asm_text, d, s, tiny);                                             \
         XMM(c, op->x1) = d;                                                             \
-        c->rip += op->len;                                                              \
     }
 
 /* Decode "xmm, xmm/mem": the register form gets rr, the memory form rm.
