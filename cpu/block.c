@@ -200,7 +200,8 @@ static struct block *decode_block(struct cpu *c, uint64_t rip)
     if (n == 0)
         cpu_fault(c, SIGSEGV, mm_find_vma(c->mm, rip) ? 2 /* SEGV_ACCERR */ : 1, rip);
     mark_dead_flags(ops, meta, n);
-    struct block *b = malloc(sizeof(*b) + n * sizeof(struct op));
+    /* One more op: the sentinel the last NEXT of a cut-short block reaches. */
+    struct block *b = malloc(sizeof(*b) + (n + 1) * sizeof(struct op));
     if (!b)
         cpu_fault(c, SIGSEGV, 1, rip); /* out of host memory: nothing better to do */
     memset(b, 0, sizeof(*b));
@@ -208,6 +209,8 @@ static struct block *decode_block(struct cpu *c, uint64_t rip)
     b->end = pc;
     b->nops = n;
     memcpy(b->ops, ops, n * sizeof(struct op));
+    memset(&b->ops[n], 0, sizeof(struct op));
+    b->ops[n].fn = op_block_end;
     struct cpu_cache *k = c->cache;
     for (uint64_t p = mm_page_down(rip); p < pc; p += MM_PAGE_SIZE)
         page_add(k, p, b);

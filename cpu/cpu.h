@@ -11,14 +11,17 @@
  * branches.  rip-relative operands use the rip slot with the instruction
  * length folded into the displacement.
  *
+ * Dispatch is threaded: every handler ends with NEXT(c, op), which
+ * advances rip and tail-calls the next op's handler, so each handler has
+ * its own indirect jump (far better predicted than one shared call site).
+ * Only the ops that end a block (OPF_BRANCH: control transfers, syscalls,
+ * faults) set rip themselves and return to the dispatch loop; a block that
+ * is cut short ends with a sentinel op whose handler just returns.
+ *
  * Handler contract (what makes faults precise): read memory first, then
- * write memory, then commit registers and flags.  The dispatch loop sets
- * c->rip to the instruction's address before calling its handler and
- * advances it itself, so ordinary handlers never touch rip (no load-add-
- * store chain through memory per instruction); only ops flagged OPF_BRANCH
- * -- the instructions that end a block -- set rip themselves.  A fault
- * (host SIGSEGV in the guest space, or cpu_fault()) longjmps out of the
- * handler with rip at the faulting instruction and no register changed. */
+ * write memory, then commit registers and flags, then NEXT.  A fault (host
+ * SIGSEGV in the guest space, or cpu_fault()) longjmps out of the handler
+ * with rip at the faulting instruction and no register changed. */
 #ifndef CPU_CPU_H
 #define CPU_CPU_H
 
@@ -144,6 +147,20 @@ struct op {
     uint8_t x1, x2, x3; /* family-specific (e.g. xmm indexes, condition codes) */
 };
 _Static_assert(sizeof(struct op) == 32, "keep the decoded op at 32 bytes");
+
+/* The end of every handler that does not end its block: advance rip and
+ * go on with the next op (a sibling call: a jump, not a nested frame; a
+ * block holds at most BLOCK_MAX_OPS + 1 ops, which bounds the depth when
+ * a build does not optimise it). */
+#define NEXT(c, op)                                                                     \
+    do {                                                                                \
+        (c)->rip += (op)->len;                                                          \
+        (op)[1].fn((c), (op) + 1);                                                      \
+        return;                                                                         \
+    } while (0)
+
+/* The sentinel that ends a block whose last instruction is no branch. */
+void op_block_end(struct cpu *c, const struct op *op);
 
 /* ------------------------------------------------------------ register access */
 #define GPR8(c, off) (*(uint8_t *)((char *)(c) + (off)))

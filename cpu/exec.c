@@ -91,6 +91,12 @@ void op_invalid(struct cpu *c, const struct op *op)
     log_op(c, op, true);
 }
 
+void op_block_end(struct cpu *c, const struct op *op)
+{
+    (void)c;
+    (void)op;
+}
+
 void cpu_step(struct cpu *c)
 {
     sigjmp_buf jmp;
@@ -105,12 +111,13 @@ void cpu_step(struct cpu *c)
         return;
     }
     mm_fault_arm(c->mm, &jmp, &fault);
-    struct op op;
-    cpu_decode_single(c, &op);
-    uint64_t next = c->rip + op.len;
-    op.fn(c, &op);
-    if (!(op.flags & OPF_BRANCH))
-        c->rip = c->bits == 32 ? (uint32_t)next : next;
+    struct op ops[2];
+    cpu_decode_single(c, &ops[0]);
+    memset(&ops[1], 0, sizeof(ops[1]));
+    ops[1].fn = op_block_end;
+    ops[0].fn(c, ops);
+    if (c->bits == 32)
+        c->rip = (uint32_t)c->rip;
     c->icount++;
     mm_fault_disarm();
 }
@@ -159,17 +166,8 @@ void cpu_run(struct cpu *c)
                 prev->succ_rip[0] = rip;
             }
         }
-        const struct op *op = b->ops, *end = op + b->nops;
-        uint64_t pc = rip;
-        do {
-            c->rip = pc;
-            pc += op->len;
-            op->fn(c, op);
-        } while (++op != end);
-        /* A block cut short (length limit, unfetchable bytes) ends without
-         * a control transfer: continue after its last instruction. */
-        if (!(end[-1].flags & OPF_BRANCH))
-            c->rip = c->bits == 32 ? (uint32_t)pc : pc;
+        /* The ops chain into each other (NEXT); the block's last one returns. */
+        b->ops[0].fn(c, b->ops);
         c->icount += b->nops;
         prev = b;
     }

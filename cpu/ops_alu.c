@@ -72,6 +72,7 @@ KERNEL(test, LF_LOGIC, d & s, false)
         if (k_##name(W_##B, RD_##B(op->r1), RD_##B(op->r2), CARRY_##name, &f))          \
             set_gpr##B(c, op->r1, f.r);                                                 \
         lf_commit(c, &f);                                                               \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##name##_rm_##B(struct cpu *c, const struct op *op)                  \
     {                                                                                   \
@@ -80,6 +81,7 @@ KERNEL(test, LF_LOGIC, d & s, false)
         if (k_##name(W_##B, RD_##B(op->r1), s, CARRY_##name, &f))                       \
             set_gpr##B(c, op->r1, f.r);                                                 \
         lf_commit(c, &f);                                                               \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##name##_ri_##B(struct cpu *c, const struct op *op)                  \
     {                                                                                   \
@@ -87,6 +89,7 @@ KERNEL(test, LF_LOGIC, d & s, false)
         if (k_##name(W_##B, RD_##B(op->r1), (uint64_t)op->imm, CARRY_##name, &f))       \
             set_gpr##B(c, op->r1, f.r);                                                 \
         lf_commit(c, &f);                                                               \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static inline void mem_##name##_##B(struct cpu *c, const struct op *op, uint64_t s) \
     {                                                                                   \
@@ -95,6 +98,7 @@ KERNEL(test, LF_LOGIC, d & s, false)
         if (k_##name(W_##B, load##B(c, a), s, CARRY_##name, &f))                        \
             store##B(c, a, (uint##B##_t)f.r);                                           \
         lf_commit(c, &f);                                                               \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static inline void lock_##name##_##B(struct cpu *c, const struct op *op, uint64_t s)\
     {                                                                                   \
@@ -106,6 +110,7 @@ KERNEL(test, LF_LOGIC, d & s, false)
         while (!__atomic_compare_exchange_n(p, &old, (uint##B##_t)f.r, false,           \
                                             __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));       \
         lf_commit(c, &f);                                                               \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##name##_mr_##B(struct cpu *c, const struct op *op)                  \
     {                                                                                   \
@@ -173,6 +178,7 @@ static inline void lf_commit_unary(struct cpu *c, const struct lfrec *f)
         struct lfrec f;                                                                 \
         set_gpr##B(c, op->r1, u_##name##_##B(c, RD_##B(op->r1), &f));                   \
         lf_commit_unary(c, &f);                                                         \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##name##_m_##B(struct cpu *c, const struct op *op)                   \
     {                                                                                   \
@@ -180,6 +186,7 @@ static inline void lf_commit_unary(struct cpu *c, const struct lfrec *f)
         uint64_t a = op_ea(c, op);                                                      \
         store##B(c, a, (uint##B##_t)u_##name##_##B(c, load##B(c, a), &f));              \
         lf_commit_unary(c, &f);                                                         \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##name##_lm_##B(struct cpu *c, const struct op *op)                  \
     {                                                                                   \
@@ -191,6 +198,7 @@ static inline void lf_commit_unary(struct cpu *c, const struct lfrec *f)
         while (!__atomic_compare_exchange_n(p, &old, nv, false, __ATOMIC_SEQ_CST,        \
                                             __ATOMIC_RELAXED));                         \
         lf_commit_unary(c, &f);                                                         \
+        NEXT(c, op);                                                              \
     }
 #define UNARY_ALL(name) GEN_UNARY_FORMS(name, 8) GEN_UNARY_FORMS(name, 16) GEN_UNARY_FORMS(name, 32) GEN_UNARY_FORMS(name, 64)
 UNARY_ALL(inc)

@@ -73,6 +73,7 @@ static inline uint64_t bt_addr(const struct cpu *c, const struct op *op, int64_t
             set_gpr##B(c, op->r1, (uint##B##_t)BK_##name(v, m));                        \
         if (!(op->flags & OPF_NOFLAGS))          \
             cpu_set_arith(c, (v >> n) & 1, FL_CF);                                       \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static inline void mem_##name##_##B(struct cpu *c, const struct op *op, uint64_t a, \
                                         unsigned n)                                     \
@@ -82,6 +83,7 @@ static inline uint64_t bt_addr(const struct cpu *c, const struct op *op, int64_t
             store##B(c, a, (uint##B##_t)BK_##name(v, m));                               \
         if (!(op->flags & OPF_NOFLAGS))          \
             cpu_set_arith(c, (v >> n) & 1, FL_CF);                                       \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##name##_rr_##B(struct cpu *c, const struct op *op)                  \
     {                                                                                   \
@@ -109,6 +111,7 @@ static inline uint64_t bt_addr(const struct cpu *c, const struct op *op, int64_t
         uint##B##_t *p = g2h(c, a), m = (uint##B##_t)((uint##B##_t)1 << n);             \
         uint##B##_t old = ATOMIC_##name(p, m);                                          \
         cpu_set_arith(c, (old >> n) & 1, FL_CF);                                        \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##name##_lmr_##B(struct cpu *c, const struct op *op)                 \
     {                                                                                   \
@@ -198,10 +201,12 @@ static inline void k_lzcnt(struct cpu *c, const struct op *op, unsigned bits, ui
     static void op_##name##_r_##B(struct cpu *c, const struct op *op)                   \
     {                                                                                   \
         k_##name(c, op, B, RD_##B(op->r2));                                             \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##name##_m_##B(struct cpu *c, const struct op *op)                   \
     {                                                                                   \
         k_##name(c, op, B, load##B(c, op_ea(c, op)));                                   \
+        NEXT(c, op);                                                              \
     }
 #define GEN_SCAN_WIDTHS(name) GEN_SCAN(name, 16) GEN_SCAN(name, 32) GEN_SCAN(name, 64)
 GEN_SCAN_WIDTHS(bsf)

@@ -198,18 +198,22 @@ KERNELS(64, int64_t)
     static void op_##name##_r32(struct cpu *c, const struct op *op)                     \
     {                                                                                   \
         k_##name##_32(c, op, GPR32(c, op->x1));                                         \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##name##_m32(struct cpu *c, const struct op *op)                     \
     {                                                                                   \
         k_##name##_32(c, op, load32(c, op_ea(c, op)));                                  \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##name##_r64(struct cpu *c, const struct op *op)                     \
     {                                                                                   \
         k_##name##_64(c, op, GPR64(c, op->x1));                                         \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##name##_m64(struct cpu *c, const struct op *op)                     \
     {                                                                                   \
         k_##name##_64(c, op, load64(c, op_ea(c, op)));                                  \
+        NEXT(c, op);                                                              \
     }
 #define ALL_RM_OPS(X) X(andn) X(bextr) X(blsi) X(blsmsk) X(blsr) X(bzhi) X(mulx) X(pdep) \
     X(pext) X(rorx) X(sarx) X(shlx) X(shrx) X(adcx) X(adox)
@@ -227,26 +231,32 @@ static const cpu_handler bmi_h[NBMI][4] = { ALL_RM_OPS(FORM_ROW) };
 static void op_movbe_load16(struct cpu *c, const struct op *op)
 {
     set_gpr16(c, op->r1, __builtin_bswap16(load16(c, op_ea(c, op))));
+    NEXT(c, op);
 }
 static void op_movbe_load32(struct cpu *c, const struct op *op)
 {
     set_gpr32(c, op->r1, __builtin_bswap32(load32(c, op_ea(c, op))));
+    NEXT(c, op);
 }
 static void op_movbe_load64(struct cpu *c, const struct op *op)
 {
     set_gpr64(c, op->r1, __builtin_bswap64(load64(c, op_ea(c, op))));
+    NEXT(c, op);
 }
 static void op_movbe_store16(struct cpu *c, const struct op *op)
 {
     store16(c, op_ea(c, op), __builtin_bswap16(GPR16(c, op->r2)));
+    NEXT(c, op);
 }
 static void op_movbe_store32(struct cpu *c, const struct op *op)
 {
     store32(c, op_ea(c, op), __builtin_bswap32(GPR32(c, op->r2)));
+    NEXT(c, op);
 }
 static void op_movbe_store64(struct cpu *c, const struct op *op)
 {
     store64(c, op_ea(c, op), __builtin_bswap64(GPR64(c, op->r2)));
+    NEXT(c, op);
 }
 
 /* ------------------------------------------------------------ RDRAND / RDSEED
@@ -267,6 +277,7 @@ static void op_rdrand(struct cpu *c, const struct op *op)
         v = 0;
     set_reg_n(c, op->r1, op->size, v);
     set_arith_all(c, ok ? FL_CF : 0);
+    NEXT(c, op);
 }
 
 /* ------------------------------------------------------------ decoding */

@@ -30,6 +30,7 @@ void mmx_fault_pending(struct cpu *c, unsigned err)
         xmm_t x = { .q = { MM(op->x1), 0 } }, y = { .q = { MM(op->x2), 0 } }, r;        \
         k_##name(&r, &x, &y, (unsigned)op->imm, 8);                                     \
         mmx_set(c, op->x1, r.q[0]);                                                     \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_mm_##name##_rm(struct cpu *c, const struct op *op)                   \
     {                                                                                   \
@@ -37,6 +38,7 @@ void mmx_fault_pending(struct cpu *c, unsigned err)
         xmm_t y = { .q = { load64(c, op_ea(c, op)), 0 } }, x = { .q = { MM(op->x1), 0 } }, r; \
         k_##name(&r, &x, &y, (unsigned)op->imm, 8);                                     \
         mmx_set(c, op->x1, r.q[0]);                                                     \
+        NEXT(c, op);                                                              \
     }
 #define GEN_RI(name)                                                                    \
     static void op_mm_##name##_ri(struct cpu *c, const struct op *op)                   \
@@ -45,6 +47,7 @@ void mmx_fault_pending(struct cpu *c, unsigned err)
         xmm_t x = { .q = { MM(op->x1), 0 } }, y = { .q = { (uint64_t)op->imm, 0 } }, r; \
         k_##name(&r, &x, &y, (unsigned)op->imm, 8);                                     \
         mmx_set(c, op->x1, r.q[0]);                                                     \
+        NEXT(c, op);                                                              \
     }
 #define GEN_RR_RM_X(name, M) GEN_RR_RM(name)
 #define GEN_SHIFT_X(name, M) GEN_RR_RM(name) GEN_RI(name)
@@ -58,26 +61,31 @@ static void op_mm_movd_r(struct cpu *c, const struct op *op)
 {
     mmx_check_pending(c);
     mmx_set(c, op->x1, GPR32(c, op->r2));
+    NEXT(c, op);
 }
 static void op_mm_movq_r(struct cpu *c, const struct op *op)
 {
     mmx_check_pending(c);
     mmx_set(c, op->x1, GPR64(c, op->r2));
+    NEXT(c, op);
 }
 static void op_mm_movd_m(struct cpu *c, const struct op *op)
 {
     mmx_check_pending(c);
     mmx_set(c, op->x1, load32(c, op_ea(c, op)));
+    NEXT(c, op);
 }
 static void op_mm_movq_m(struct cpu *c, const struct op *op)
 {
     mmx_check_pending(c);
     mmx_set(c, op->x1, load64(c, op_ea(c, op)));
+    NEXT(c, op);
 }
 static void op_mm_movq_mm(struct cpu *c, const struct op *op)
 {
     mmx_check_pending(c);
     mmx_set(c, op->x1, MM(op->x2));
+    NEXT(c, op);
 }
 /* Reads of an MMX register switch to MMX mode too, but leave it as is. */
 static void op_mm_movd_to_r(struct cpu *c, const struct op *op)
@@ -85,18 +93,21 @@ static void op_mm_movd_to_r(struct cpu *c, const struct op *op)
     mmx_check_pending(c);
     mmx_enter(c);
     set_gpr32(c, op->r1, (uint32_t)MM(op->x2));
+    NEXT(c, op);
 }
 static void op_mm_movq_to_r(struct cpu *c, const struct op *op)
 {
     mmx_check_pending(c);
     mmx_enter(c);
     set_gpr64(c, op->r1, MM(op->x2));
+    NEXT(c, op);
 }
 static void op_mm_movd_to_m(struct cpu *c, const struct op *op)
 {
     mmx_check_pending(c);
     store32(c, op_ea(c, op), (uint32_t)MM(op->x2));
     mmx_enter(c);
+    NEXT(c, op);
 }
 /* MOVQ m64, mm and MOVNTQ (the non-temporal hint is not observable). */
 static void op_mm_movq_to_m(struct cpu *c, const struct op *op)
@@ -104,6 +115,7 @@ static void op_mm_movq_to_m(struct cpu *c, const struct op *op)
     mmx_check_pending(c);
     store64(c, op_ea(c, op), MM(op->x2));
     mmx_enter(c);
+    NEXT(c, op);
 }
 
 /* ------------------------------------------------------------ lanes <-> GPRs */
@@ -113,12 +125,14 @@ static void op_mm_pmovmskb(struct cpu *c, const struct op *op)
     xmm_t x = { .q = { MM(op->x2), 0 } };
     mmx_enter(c);
     set_gpr64(c, op->r1, simd_movmskb(&x, 8));
+    NEXT(c, op);
 }
 static void op_mm_pextrw(struct cpu *c, const struct op *op)
 {
     mmx_check_pending(c);
     mmx_enter(c);
     set_gpr64(c, op->r1, (uint16_t)(MM(op->x2) >> (16 * op->x3)));
+    NEXT(c, op);
 }
 static inline uint64_t insert_word(uint64_t v, unsigned i, uint16_t w)
 {
@@ -128,12 +142,14 @@ static void op_mm_pinsrw_r(struct cpu *c, const struct op *op)
 {
     mmx_check_pending(c);
     mmx_set(c, op->x1, insert_word(MM(op->x1), op->x3, GPR16(c, op->r2)));
+    NEXT(c, op);
 }
 static void op_mm_pinsrw_m(struct cpu *c, const struct op *op)
 {
     mmx_check_pending(c);
     uint16_t w = load16(c, op_ea(c, op));
     mmx_set(c, op->x1, insert_word(MM(op->x1), op->x3, w));
+    NEXT(c, op);
 }
 /* MASKMOVQ mm1, mm2: bytes of mm1 selected by mm2 to ds:[rdi]. */
 static void op_mm_maskmovq(struct cpu *c, const struct op *op)
@@ -142,6 +158,7 @@ static void op_mm_maskmovq(struct cpu *c, const struct op *op)
     xmm_t v = { .q = { MM(op->x1), 0 } }, m = { .q = { MM(op->x2), 0 } };
     simd_maskmov(c, op_ea(c, op), &v, &m, 8);
     mmx_enter(c);
+    NEXT(c, op);
 }
 
 /* EMMS: every x87 register empty, and TOP 0 as after any MMX instruction
@@ -151,6 +168,7 @@ static void op_emms(struct cpu *c, const struct op *op)
     mmx_check_pending(c);
     c->ftop = 0;
     c->ftag = 0xff;
+    NEXT(c, op);
 }
 
 /* ------------------------------------------------------------ decoding */

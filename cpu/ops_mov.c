@@ -9,22 +9,27 @@
     static void op_mov_rr_##B(struct cpu *c, const struct op *op)                       \
     {                                                                                   \
         set_gpr##B(c, op->r1, GPR##B(c, op->r2));                                       \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_mov_rm_##B(struct cpu *c, const struct op *op)                       \
     {                                                                                   \
         set_gpr##B(c, op->r1, load##B(c, op_ea(c, op)));                                \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_mov_mr_##B(struct cpu *c, const struct op *op)                       \
     {                                                                                   \
         store##B(c, op_ea(c, op), GPR##B(c, op->r2));                                   \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_mov_ri_##B(struct cpu *c, const struct op *op)                       \
     {                                                                                   \
         set_gpr##B(c, op->r1, (uint64_t)op->imm);                                       \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_mov_mi_##B(struct cpu *c, const struct op *op)                       \
     {                                                                                   \
         store##B(c, op_ea(c, op), (uint##B##_t)op->imm);                                \
+        NEXT(c, op);                                                              \
     }
 GEN_MOV(8)
 GEN_MOV(16)
@@ -42,10 +47,12 @@ static const cpu_handler mov_h[5][4] = {
 static void op_mov_r_sreg(struct cpu *c, const struct op *op)
 {
     set_reg_n(c, op->r1, op->size, c->sreg[op->x1]);
+    NEXT(c, op);
 }
 static void op_mov_m_sreg(struct cpu *c, const struct op *op)
 {
     store16(c, op_ea(c, op), c->sreg[op->x1]);
+    NEXT(c, op);
 }
 
 /* ------------------------------------------------------------ extensions */
@@ -58,23 +65,28 @@ static inline uint64_t extend(uint64_t v, unsigned from, bool sign)
 static void op_movx_r(struct cpu *c, const struct op *op)
 {
     set_reg_n(c, op->r1, op->size, extend(get_reg_n(c, op->r2, op->x1), op->x1, op->x2));
+    NEXT(c, op);
 }
 static void op_movx_m(struct cpu *c, const struct op *op)
 {
     set_reg_n(c, op->r1, op->size, extend(load_n(c, op_ea(c, op), op->x1), op->x1, op->x2));
+    NEXT(c, op);
 }
 
 static void op_lea_32(struct cpu *c, const struct op *op)
 {
     set_gpr32(c, op->r1, op_lea(c, op));
+    NEXT(c, op);
 }
 static void op_lea_64(struct cpu *c, const struct op *op)
 {
     set_gpr64(c, op->r1, op_lea(c, op));
+    NEXT(c, op);
 }
 static void op_lea_16(struct cpu *c, const struct op *op)
 {
     set_gpr16(c, op->r1, op_lea(c, op));
+    NEXT(c, op);
 }
 
 /* ------------------------------------------------------------ exchanges */
@@ -83,6 +95,7 @@ static void op_xchg_rr(struct cpu *c, const struct op *op)
     uint64_t a = get_reg_n(c, op->r1, op->size), b = get_reg_n(c, op->r2, op->size);
     set_reg_n(c, op->r1, op->size, b);
     set_reg_n(c, op->r2, op->size, a);
+    NEXT(c, op);
 }
 
 /* XCHG with memory is always locked (SDM: "the processor's locking protocol
@@ -98,6 +111,7 @@ static void op_xchg_mr(struct cpu *c, const struct op *op)
     default: old = __atomic_exchange_n((uint64_t *)p, v, __ATOMIC_SEQ_CST); break;
     }
     set_reg_n(c, op->r2, op->size, old);
+    NEXT(c, op);
 }
 
 static inline unsigned wlog(unsigned size) { return (unsigned)__builtin_ctz(size); }
@@ -109,6 +123,7 @@ static void op_xadd_rr(struct cpu *c, const struct op *op)
     set_reg_n(c, op->r2, op->size, d);
     set_reg_n(c, op->r1, op->size, d + s);
     lf_set(c, LF_ADD + wlog(op->size), d, s, d + s);
+    NEXT(c, op);
 }
 
 #define ATOMIC_SIZED(size, p, expr_fn)                                                  \
@@ -128,6 +143,7 @@ static void op_xadd_m(struct cpu *c, const struct op *op)
 #undef XADD
     set_reg_n(c, op->r2, op->size, d);
     lf_set(c, LF_ADD + wlog(op->size), d, s, d + s);
+    NEXT(c, op);
 }
 
 /* CMPXCHG: compare the accumulator with dst; equal: dst <- src, else
@@ -142,6 +158,7 @@ static void op_cmpxchg_rr(struct cpu *c, const struct op *op)
         set_reg_n(c, op->r1, n, get_reg_n(c, op->r2, n));
     else
         set_reg_n(c, SLOT_GPR(R_AX), n, d);
+    NEXT(c, op);
 }
 
 static void op_cmpxchg_m(struct cpu *c, const struct op *op)
@@ -162,6 +179,7 @@ static void op_cmpxchg_m(struct cpu *c, const struct op *op)
     lf_set(c, LF_SUB + wlog(n), acc, d, acc - d);
     if (!ok)
         set_reg_n(c, SLOT_GPR(R_AX), n, d);
+    NEXT(c, op);
 }
 
 /* CMPXCHG8B / CMPXCHG16B: edx:eax (rdx:rax) against m64 (m128). */
@@ -176,6 +194,7 @@ static void op_cmpxchg8b(struct cpu *c, const struct op *op)
         set_gpr32(c, SLOT_GPR(R_AX), exp);
         set_gpr32(c, SLOT_GPR(R_DX), exp >> 32);
     }
+    NEXT(c, op);
 }
 
 static void op_cmpxchg16b(struct cpu *c, const struct op *op)
@@ -196,6 +215,7 @@ static void op_cmpxchg16b(struct cpu *c, const struct op *op)
         c->r[R_AX] = (uint64_t)exp;
         c->r[R_DX] = (uint64_t)(exp >> 64);
     }
+    NEXT(c, op);
 }
 
 /* ------------------------------------------------------------ conditionals */
@@ -206,6 +226,7 @@ static void op_cmov_r(struct cpu *c, const struct op *op)
         set_reg_n(c, op->r1, op->size, v);
     else if (op->size == 4)
         set_gpr32(c, op->r1, GPR32(c, op->r1)); /* a 32-bit CMOV always zero-extends */
+    NEXT(c, op);
 }
 static void op_cmov_m(struct cpu *c, const struct op *op)
 {
@@ -214,14 +235,17 @@ static void op_cmov_m(struct cpu *c, const struct op *op)
         set_reg_n(c, op->r1, op->size, v);
     else if (op->size == 4)
         set_gpr32(c, op->r1, GPR32(c, op->r1));
+    NEXT(c, op);
 }
 static void op_setcc_r(struct cpu *c, const struct op *op)
 {
     set_gpr8(c, op->r1, cpu_cond(c, op->x1));
+    NEXT(c, op);
 }
 static void op_setcc_m(struct cpu *c, const struct op *op)
 {
     store8(c, op_ea(c, op), cpu_cond(c, op->x1));
+    NEXT(c, op);
 }
 
 /* ------------------------------------------------------------ sign extensions of rAX */
@@ -229,12 +253,14 @@ static void op_cbw(struct cpu *c, const struct op *op) /* CBW / CWDE / CDQE */
 {
     unsigned n = op->size;
     set_reg_n(c, SLOT_GPR(R_AX), n, extend(c->r[R_AX], n / 2, true));
+    NEXT(c, op);
 }
 static void op_cwd(struct cpu *c, const struct op *op) /* CWD / CDQ / CQO */
 {
     unsigned n = op->size;
     uint64_t ax = extend(c->r[R_AX], n, true);
     set_reg_n(c, SLOT_GPR(R_DX), n, (int64_t)ax < 0 ? ~0ull : 0);
+    NEXT(c, op);
 }
 static void op_bswap(struct cpu *c, const struct op *op)
 {
@@ -244,9 +270,11 @@ static void op_bswap(struct cpu *c, const struct op *op)
         set_gpr32(c, op->r1, __builtin_bswap32(GPR32(c, op->r1)));
     else
         set_gpr16(c, op->r1, 0); /* BSWAP r16 is undefined; hardware zeroes it */
+    NEXT(c, op);
 }
 static void op_nop(struct cpu *c, const struct op *op)
 {
+    NEXT(c, op);
 }
 
 /* Condition code of a CMOVcc/SETcc/Jcc mnemonic (the SDM's tttn encoding). */

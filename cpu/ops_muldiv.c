@@ -222,10 +222,12 @@ static inline void k_idiv_64(struct cpu *c, uint64_t s)
     static void op_##name##_r_##B(struct cpu *c, const struct op *op)                   \
     {                                                                                   \
         k_##name##_##B(c, GPR##B(c, op->r1));                                           \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##name##_m_##B(struct cpu *c, const struct op *op)                   \
     {                                                                                   \
         k_##name##_##B(c, load##B(c, op_ea(c, op)));                                    \
+        NEXT(c, op);                                                              \
     }
 #define GEN_ONE_WIDTHS(name) GEN_ONE(name, 8) GEN_ONE(name, 16) GEN_ONE(name, 32) GEN_ONE(name, 64)
 #define ONE_OPS(X) X(mul) X(imul) X(div) X(idiv)
@@ -263,20 +265,24 @@ static inline int64_t imul_64(struct cpu *c, uint64_t a, uint64_t b)
     static void op_imul_rr_##B(struct cpu *c, const struct op *op)                      \
     {                                                                                   \
         set_gpr##B(c, op->r1, (uint64_t)imul_##B(c, GPR##B(c, op->r1), GPR##B(c, op->r2))); \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_imul_rm_##B(struct cpu *c, const struct op *op)                      \
     {                                                                                   \
         uint64_t s = load##B(c, op_ea(c, op));                                          \
         set_gpr##B(c, op->r1, (uint64_t)imul_##B(c, GPR##B(c, op->r1), s));             \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_imul_rri_##B(struct cpu *c, const struct op *op)                     \
     {                                                                                   \
         set_gpr##B(c, op->r1, (uint64_t)imul_##B(c, GPR##B(c, op->r2), (uint64_t)op->imm)); \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_imul_rmi_##B(struct cpu *c, const struct op *op)                     \
     {                                                                                   \
         uint64_t s = load##B(c, op_ea(c, op));                                          \
         set_gpr##B(c, op->r1, (uint64_t)imul_##B(c, s, (uint64_t)op->imm));             \
+        NEXT(c, op);                                                              \
     }
 GEN_IMUL(16)
 GEN_IMUL(32)

@@ -165,12 +165,14 @@ static inline void sh_flags(struct cpu *c, const struct op *op, const struct shr
         SH_RUN(name, B, GPR##B(c, op->r1), (unsigned)op->imm);                          \
         set_gpr##B(c, op->r1, s.r);                                                     \
         sh_flags(c, op, &s);                                                                \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##name##_rc_##B(struct cpu *c, const struct op *op)                  \
     {                                                                                   \
         SH_RUN(name, B, GPR##B(c, op->r1), CL_COUNT(B));                                \
         set_gpr##B(c, op->r1, s.r);                                                     \
         sh_flags(c, op, &s);                                                                \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##name##_mi_##B(struct cpu *c, const struct op *op)                  \
     {                                                                                   \
@@ -178,6 +180,7 @@ static inline void sh_flags(struct cpu *c, const struct op *op, const struct shr
         SH_RUN(name, B, load##B(c, a), (unsigned)op->imm);                              \
         store##B(c, a, (uint##B##_t)s.r);                                               \
         sh_flags(c, op, &s);                                                                \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##name##_mc_##B(struct cpu *c, const struct op *op)                  \
     {                                                                                   \
@@ -185,6 +188,7 @@ static inline void sh_flags(struct cpu *c, const struct op *op, const struct shr
         SH_RUN(name, B, load##B(c, a), CL_COUNT(B));                                    \
         store##B(c, a, (uint##B##_t)s.r);                                               \
         sh_flags(c, op, &s);                                                                \
+        NEXT(c, op);                                                              \
     }
 
 #define GEN_SHIFT_WIDTHS(name) GEN_SHIFT(name, 8) GEN_SHIFT(name, 16) GEN_SHIFT(name, 32) GEN_SHIFT(name, 64)
@@ -245,12 +249,14 @@ static inline struct shres k_shrd(struct cpu *c, unsigned bits, uint64_t d, uint
         SHD_RUN(name, B, GPR##B(c, op->r1), GPR##B(c, op->r2), (unsigned)op->imm);      \
         set_gpr##B(c, op->r1, s.r);                                                     \
         sh_flags(c, op, &s);                                                                \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##name##_rc_##B(struct cpu *c, const struct op *op)                  \
     {                                                                                   \
         SHD_RUN(name, B, GPR##B(c, op->r1), GPR##B(c, op->r2), CL_COUNT(B));            \
         set_gpr##B(c, op->r1, s.r);                                                     \
         sh_flags(c, op, &s);                                                                \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##name##_mi_##B(struct cpu *c, const struct op *op)                  \
     {                                                                                   \
@@ -258,6 +264,7 @@ static inline struct shres k_shrd(struct cpu *c, unsigned bits, uint64_t d, uint
         SHD_RUN(name, B, load##B(c, a), GPR##B(c, op->r2), (unsigned)op->imm);          \
         store##B(c, a, (uint##B##_t)s.r);                                               \
         sh_flags(c, op, &s);                                                                \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##name##_mc_##B(struct cpu *c, const struct op *op)                  \
     {                                                                                   \
@@ -265,6 +272,7 @@ static inline struct shres k_shrd(struct cpu *c, unsigned bits, uint64_t d, uint
         SHD_RUN(name, B, load##B(c, a), GPR##B(c, op->r2), CL_COUNT(B));                \
         store##B(c, a, (uint##B##_t)s.r);                                               \
         sh_flags(c, op, &s);                                                                \
+        NEXT(c, op);                                                              \
     }
 #define GEN_SHD_WIDTHS(name) GEN_SHD(name, 16) GEN_SHD(name, 32) GEN_SHD(name, 64)
 GEN_SHD_WIDTHS(shld)

@@ -182,6 +182,7 @@ static inline void out_mask(struct cpu *c, unsigned r, unsigned imm, unsigned n)
         unsigned r = str_compare(&a, &b, la, lb, imm);                                  \
         OUT(c, r, imm, n);                                                              \
         set_arith_all(c, str_flags(r, la, lb, n));                                      \
+        NEXT(c, op);                                                              \
     }
 GEN_PCMPSTR(pcmpistri_r, SRC2_R, LENS_I, out_index)
 GEN_PCMPSTR(pcmpistri_m, SRC2_M, LENS_I, out_index)
@@ -207,6 +208,7 @@ static void op_pcmpgtq_r(struct cpu *c, const struct op *op)
 {
     xmm_t s = c->xmm[op->x2];
     pcmpgtq(&c->xmm[op->x1], &s);
+    NEXT(c, op);
 }
 
 static void op_pcmpgtq_m(struct cpu *c, const struct op *op)
@@ -216,6 +218,7 @@ static void op_pcmpgtq_m(struct cpu *c, const struct op *op)
     sse_check_align16(c, a);
     load128(c, a, &s);
     pcmpgtq(&c->xmm[op->x1], &s);
+    NEXT(c, op);
 }
 
 /* ------------------------------------------------------------ CRC32
@@ -247,11 +250,13 @@ static inline uint32_t crc32c(uint32_t crc, uint64_t data, unsigned bytes)
     static void op_crc32_r##B(struct cpu *c, const struct op *op)                       \
     {                                                                                   \
         set_gpr32(c, op->r1, crc32c(GPR32(c, op->r1), GPR##B(c, op->r2), B / 8));       \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_crc32_m##B(struct cpu *c, const struct op *op)                       \
     {                                                                                   \
         uint64_t v = load##B(c, op_ea(c, op));                                          \
         set_gpr32(c, op->r1, crc32c(GPR32(c, op->r1), v, B / 8));                       \
+        NEXT(c, op);                                                              \
     }
 GEN_CRC32(8)
 GEN_CRC32(16)

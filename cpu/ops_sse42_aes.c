@@ -181,6 +181,7 @@ static inline void k_pclmulqdq(xmm_t *d, const xmm_t *s, unsigned imm)
     {                                                                                   \
         xmm_t s = c->xmm[op->x2];                                                       \
         k_##name(&c->xmm[op->x1], &s, (unsigned)op->imm);                               \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##name##_m(struct cpu *c, const struct op *op)                       \
     {                                                                                   \
@@ -189,6 +190,7 @@ static inline void k_pclmulqdq(xmm_t *d, const xmm_t *s, unsigned imm)
         sse_check_align16(c, a);                                                        \
         load128(c, a, &s);                                                              \
         k_##name(&c->xmm[op->x1], &s, (unsigned)op->imm);                               \
+        NEXT(c, op);                                                              \
     }
 GEN_XMM_FORMS(aesenc)
 GEN_XMM_FORMS(aesenclast)

@@ -173,6 +173,7 @@ static inline uint32_t round_flags(uint32_t raised, unsigned imm)
         k_##name(&r, &c->xmm[op->x1], &c->xmm[op->x2], imm);                            \
         sse_commit_flags(c, round_flags(sse_leave(host), imm));                         \
         c->xmm[op->x1] = r;                                                             \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##name##_rm(struct cpu *c, const struct op *op)                      \
     {                                                                                   \
@@ -183,6 +184,7 @@ static inline uint32_t round_flags(uint32_t raised, unsigned imm)
         k_##name(&r, &c->xmm[op->x1], &s, imm);                                         \
         sse_commit_flags(c, round_flags(sse_leave(host), imm));                         \
         c->xmm[op->x1] = r;                                                             \
+        NEXT(c, op);                                                              \
     }
 ROUND_FORMS(roundps, sx_load_a128)
 ROUND_FORMS(roundpd, sx_load_a128)

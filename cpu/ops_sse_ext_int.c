@@ -38,12 +38,14 @@ static void op_lddqu(struct cpu *c, const struct op *op)
     xmm_t s;
     sx_load_u128(c, op, &s);
     c->xmm[op->x1] = s;
+    NEXT(c, op);
 }
 static void op_movntdqa(struct cpu *c, const struct op *op)
 {
     xmm_t s;
     sx_load_a128(c, op, &s);
     c->xmm[op->x1] = s;
+    NEXT(c, op);
 }
 
 /* ------------------------------------------------------------ PMOVSX / PMOVZX
@@ -98,6 +100,7 @@ BLEND_IMM(blendpd, q, 2)
         xmm_t r;                                                                        \
         b_##name(&r, &c->xmm[op->x1], &c->xmm[op->x2], &c->xmm[0]);                     \
         c->xmm[op->x1] = r;                                                             \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##name##_rm(struct cpu *c, const struct op *op)                      \
     {                                                                                   \
@@ -105,6 +108,7 @@ BLEND_IMM(blendpd, q, 2)
         sx_load_a128(c, op, &s);                                                        \
         b_##name(&r, &c->xmm[op->x1], &s, &c->xmm[0]);                                  \
         c->xmm[op->x1] = r;                                                             \
+        NEXT(c, op);                                                              \
     }
 BLEND_VAR(pblendvb, sb, 16)
 BLEND_VAR(blendvps, sd, 4)
@@ -212,12 +216,14 @@ static inline void ptest(struct cpu *c, const xmm_t *d, const xmm_t *s)
 static void op_ptest_rr(struct cpu *c, const struct op *op)
 {
     ptest(c, &c->xmm[op->x1], &c->xmm[op->x2]);
+    NEXT(c, op);
 }
 static void op_ptest_rm(struct cpu *c, const struct op *op)
 {
     xmm_t s;
     sx_load_a128(c, op, &s);
     ptest(c, &c->xmm[op->x1], &s);
+    NEXT(c, op);
 }
 
 /* ------------------------------------------------------------ extracts and inserts
@@ -228,10 +234,12 @@ static void op_ptest_rm(struct cpu *c, const struct op *op)
     static void op_##name##_r(struct cpu *c, const struct op *op)                       \
     {                                                                                   \
         set_gpr64(c, op->r1, c->xmm[op->x1].lane[op->x3]);                              \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##name##_m(struct cpu *c, const struct op *op)                       \
     {                                                                                   \
         store##B(c, op_ea(c, op), c->xmm[op->x1].lane[op->x3]);                         \
+        NEXT(c, op);                                                              \
     }
 EXTRACT(pextrb, b, 8)
 EXTRACT(pextrw, w, 16)
@@ -244,11 +252,13 @@ EXTRACT(pextrq, q, 64)
     static void op_##name##_r(struct cpu *c, const struct op *op)                       \
     {                                                                                   \
         c->xmm[op->x1].lane[op->x3] = (uint##B##_t)GPR64(c, op->r1);                    \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##name##_m(struct cpu *c, const struct op *op)                       \
     {                                                                                   \
         uint##B##_t v = load##B(c, op_ea(c, op));                                       \
         c->xmm[op->x1].lane[op->x3] = v;                                                \
+        NEXT(c, op);                                                              \
     }
 INSERT(pinsrb, b, 8)
 INSERT(pinsrd, d, 32)

@@ -122,6 +122,7 @@ ABS(pabsd, sd, int32_t, uint32_t)
         mmx_enter(c);                                                                   \
         *mmx_reg(c, op->x1) = r.q[0];                                                   \
         mmx_written(c, op->x1);                                                         \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##name##_mm_rr(struct cpu *c, const struct op *op)                   \
     {                                                                                   \

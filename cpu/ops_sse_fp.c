@@ -15,24 +15,29 @@
 static void op_movaps_xx(struct cpu *c, const struct op *op)
 {
     c->xmm[op->x1] = c->xmm[op->x2];
+    NEXT(c, op);
 }
 static void op_movaps_xm(struct cpu *c, const struct op *op)
 {
     XMM(c, op->x1) = sse_src_m128a(c, op);
+    NEXT(c, op);
 }
 static void op_movups_xm(struct cpu *c, const struct op *op)
 {
     XMM(c, op->x1) = sse_src_m128u(c, op);
+    NEXT(c, op);
 }
 static void op_movaps_mx(struct cpu *c, const struct op *op)
 {
     uint64_t a = op_ea(c, op);
     sse_check_align16(c, a);
     store128(c, a, &c->xmm[op->x2]);
+    NEXT(c, op);
 }
 static void op_movups_mx(struct cpu *c, const struct op *op)
 {
     store128(c, op_ea(c, op), &c->xmm[op->x2]);
+    NEXT(c, op);
 }
 
 /* ------------------------------------------------------------ partial moves
@@ -41,49 +46,60 @@ static void op_movups_mx(struct cpu *c, const struct op *op)
 static void op_movss_xx(struct cpu *c, const struct op *op)
 {
     c->xmm[op->x1].d[0] = c->xmm[op->x2].d[0];
+    NEXT(c, op);
 }
 static void op_movss_xm(struct cpu *c, const struct op *op)
 {
     XMM(c, op->x1) = sse_src_m32(c, op);
+    NEXT(c, op);
 }
 static void op_movss_mx(struct cpu *c, const struct op *op)
 {
     store32(c, op_ea(c, op), c->xmm[op->x2].d[0]);
+    NEXT(c, op);
 }
 static void op_movsd_xx(struct cpu *c, const struct op *op)
 {
     c->xmm[op->x1].q[0] = c->xmm[op->x2].q[0];
+    NEXT(c, op);
 }
 static void op_movsd_xm(struct cpu *c, const struct op *op)
 {
     XMM(c, op->x1) = sse_src_m64(c, op);
+    NEXT(c, op);
 }
 /* Also MOVLPS/MOVLPD m64, xmm. */
 static void op_movsd_mx(struct cpu *c, const struct op *op)
 {
     store64(c, op_ea(c, op), c->xmm[op->x2].q[0]);
+    NEXT(c, op);
 }
 /* MOVLPS/MOVLPD xmm, m64: the low quadword, the high one kept. */
 static void op_movlps_xm(struct cpu *c, const struct op *op)
 {
     c->xmm[op->x1].q[0] = load64(c, op_ea(c, op));
+    NEXT(c, op);
 }
 /* MOVHPS/MOVHPD: the high quadword from / to memory. */
 static void op_movhps_xm(struct cpu *c, const struct op *op)
 {
     c->xmm[op->x1].q[1] = load64(c, op_ea(c, op));
+    NEXT(c, op);
 }
 static void op_movhps_mx(struct cpu *c, const struct op *op)
 {
     store64(c, op_ea(c, op), c->xmm[op->x2].q[1]);
+    NEXT(c, op);
 }
 static void op_movhlps(struct cpu *c, const struct op *op)
 {
     c->xmm[op->x1].q[0] = c->xmm[op->x2].q[1];
+    NEXT(c, op);
 }
 static void op_movlhps(struct cpu *c, const struct op *op)
 {
     c->xmm[op->x1].q[1] = c->xmm[op->x2].q[0];
+    NEXT(c, op);
 }
 
 /* MOVMSKPS/MOVMSKPD: the sign bits, zero-extended into the whole register. */
@@ -92,21 +108,25 @@ static void op_movmskps(struct cpu *c, const struct op *op)
     const xmm_t *s = &c->xmm[op->x2];
     set_gpr64(c, op->r1, (s->d[0] >> 31) | (s->d[1] >> 31) << 1 | (s->d[2] >> 31) << 2 |
                              (s->d[3] >> 31) << 3);
+    NEXT(c, op);
 }
 static void op_movmskpd(struct cpu *c, const struct op *op)
 {
     const xmm_t *s = &c->xmm[op->x2];
     set_gpr64(c, op->r1, (s->q[0] >> 63) | (s->q[1] >> 63) << 1);
+    NEXT(c, op);
 }
 
 /* MOVNTI m32/m64, r32/r64: the non-temporal hint changes nothing visible. */
 static void op_movnti_32(struct cpu *c, const struct op *op)
 {
     store32(c, op_ea(c, op), GPR32(c, op->r2));
+    NEXT(c, op);
 }
 static void op_movnti_64(struct cpu *c, const struct op *op)
 {
     store64(c, op_ea(c, op), GPR64(c, op->r2));
+    NEXT(c, op);
 }
 
 /* ------------------------------------------------------------ logic, shuffles
@@ -115,11 +135,13 @@ static void op_movnti_64(struct cpu *c, const struct op *op)
     static void op_##name##_x(struct cpu *c, const struct op *op)                       \
     {                                                                                   \
         XMM(c, op->x1) = k_##name(XMM(c, op->x1), XMM(c, op->x2), op->x3);              \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##name##_m(struct cpu *c, const struct op *op)                       \
     {                                                                                   \
         __m128 s = SSE_SRC_##M(c, op);                                                  \
         XMM(c, op->x1) = k_##name(XMM(c, op->x1), s, op->x3);                           \
+        NEXT(c, op);                                                              \
     }
 
 static inline __m128 vec_of(xmm_t r)
@@ -188,10 +210,12 @@ static void op_ldmxcsr(struct cpu *c, const struct op *op)
     if (UNLIKELY(v & ~MXCSR_MASK_VALUE))
         cpu_fault(c, SIGSEGV, 0x80 /* SI_KERNEL */, 0);
     c->mxcsr = v;
+    NEXT(c, op);
 }
 static void op_stmxcsr(struct cpu *c, const struct op *op)
 {
     store32(c, op_ea(c, op), c->mxcsr);
+    NEXT(c, op);
 }
 
 /* ------------------------------------------------------------ unmasked underflow */

@@ -76,6 +76,7 @@ static const cpu_handler cmp_h[4][8][2] = {
         sse_commit_flags(c, sse_leave(host));                                           \
         cpu_set_arith(c, (zf ? FL_ZF : 0) | (pf ? FL_PF : 0) | (cf ? FL_CF : 0),        \
                       FL_ARITH);                                                        \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##insn##_x(struct cpu *c, const struct op *op)                       \
     {                                                                                   \

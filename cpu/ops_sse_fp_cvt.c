@@ -37,6 +37,7 @@ CVT_XM_LIST(GEN_CVT)
         __asm__ volatile(#insn "%z1 %1, %0" : "+x"(d) : "r"(v));                        \
         sse_commit_flags(c, sse_leave(host));                                           \
         XMM(c, op->x1) = d;                                                             \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##insn##_r##B(struct cpu *c, const struct op *op)                    \
     {                                                                                   \
@@ -61,6 +62,7 @@ GEN_CVTSI(cvtsi2sd, 64)
         __asm__ volatile(#insn " %1, %0" : "=r"(r) : "x"(s));                           \
         sse_commit_flags(c, sse_leave(host));                                           \
         set_gpr##B(c, op->r1, (uint##B##_t)r);                                          \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##insn##_##B##_x(struct cpu *c, const struct op *op)                 \
     {                                                                                   \
@@ -104,10 +106,12 @@ static void op_cvtpi2ps_x(struct cpu *c, const struct op *op)
 {
     cvtpi2ps(c, op, *mmx_reg(c, op->x2));
     mmx_enter(c);
+    NEXT(c, op);
 }
 static void op_cvtpi2ps_m(struct cpu *c, const struct op *op)
 {
     cvtpi2ps(c, op, load64(c, op_ea(c, op)));
+    NEXT(c, op);
 }
 
 /* CVTPI2PD: two int32 -> two doubles (exact: raises nothing). */
@@ -121,10 +125,12 @@ static void op_cvtpi2pd_x(struct cpu *c, const struct op *op)
 {
     cvtpi2pd(c, op, *mmx_reg(c, op->x2));
     mmx_enter(c);
+    NEXT(c, op);
 }
 static void op_cvtpi2pd_m(struct cpu *c, const struct op *op)
 {
     cvtpi2pd(c, op, load64(c, op_ea(c, op)));
+    NEXT(c, op);
 }
 
 /* CVT(T)PS2PI mm, xmm/m64 and CVT(T)PD2PI mm, xmm/m128: the XMM conversion
@@ -135,6 +141,7 @@ static inline void mmx_commit(struct cpu *c, const struct op *op, __m128 r)
     mmx_enter(c);
     *mmx_reg(c, op->x1) = low64(r);
     mmx_written(c, op->x1);
+    NEXT(c, op);
 }
 
 #define GEN_TO_PI(name, xmm_insn, lowhalf, M)                                           \

@@ -17,6 +17,7 @@
         xmm_t r;                                                                        \
         k_##name(&r, XMM(op->x1), XMM(op->x2), (unsigned)op->imm, 16);                  \
         *XMM(op->x1) = r;                                                               \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_x_##name##_rm(struct cpu *c, const struct op *op)                    \
     {                                                                                   \
@@ -26,6 +27,7 @@
         load128(c, a, &y);                                                              \
         k_##name(&r, XMM(op->x1), &y, (unsigned)op->imm, 16);                           \
         *XMM(op->x1) = r;                                                               \
+        NEXT(c, op);                                                              \
     }
 #define GEN_RI(name)                                                                    \
     static void op_x_##name##_ri(struct cpu *c, const struct op *op)                    \
@@ -33,6 +35,7 @@
         xmm_t y = { .q = { (uint64_t)op->imm, 0 } }, r;                                 \
         k_##name(&r, XMM(op->x1), &y, (unsigned)op->imm, 16);                           \
         *XMM(op->x1) = r;                                                               \
+        NEXT(c, op);                                                              \
     }
 #define GEN_SHIFT(name) GEN_RR_RM(name) GEN_RI(name)
 
@@ -53,55 +56,67 @@ GEN_RI(psrldq)
 static void op_movd_x_r(struct cpu *c, const struct op *op)
 {
     *XMM(op->x1) = (xmm_t){ .q = { GPR32(c, op->r2), 0 } };
+    NEXT(c, op);
 }
 static void op_movq_x_r(struct cpu *c, const struct op *op)
 {
     *XMM(op->x1) = (xmm_t){ .q = { GPR64(c, op->r2), 0 } };
+    NEXT(c, op);
 }
 static void op_movd_x_m(struct cpu *c, const struct op *op)
 {
     uint32_t v = load32(c, op_ea(c, op));
     *XMM(op->x1) = (xmm_t){ .q = { v, 0 } };
+    NEXT(c, op);
 }
 static void op_movq_x_m(struct cpu *c, const struct op *op)
 {
     uint64_t v = load64(c, op_ea(c, op));
     *XMM(op->x1) = (xmm_t){ .q = { v, 0 } };
+    NEXT(c, op);
 }
 static void op_movq_x_x(struct cpu *c, const struct op *op)
 {
     *XMM(op->x1) = (xmm_t){ .q = { XMM(op->x2)->q[0], 0 } };
+    NEXT(c, op);
 }
 static void op_movd_r_x(struct cpu *c, const struct op *op)
 {
     set_gpr32(c, op->r1, XMM(op->x2)->d[0]);
+    NEXT(c, op);
 }
 static void op_movq_r_x(struct cpu *c, const struct op *op)
 {
     set_gpr64(c, op->r1, XMM(op->x2)->q[0]);
+    NEXT(c, op);
 }
 static void op_movd_m_x(struct cpu *c, const struct op *op)
 {
     store32(c, op_ea(c, op), XMM(op->x2)->d[0]);
+    NEXT(c, op);
 }
 static void op_movq_m_x(struct cpu *c, const struct op *op)
 {
     store64(c, op_ea(c, op), XMM(op->x2)->q[0]);
+    NEXT(c, op);
 }
 
 static void op_movdq_x_x(struct cpu *c, const struct op *op)
 {
     *XMM(op->x1) = *XMM(op->x2);
+    NEXT(c, op);
 }
 static void op_movdqa_x_m(struct cpu *c, const struct op *op)
 {
     uint64_t a = op_ea(c, op);
     sse_check_align16(c, a);
     load128(c, a, XMM(op->x1));
+    NEXT(c, op);
 }
 static void op_movdqu_x_m(struct cpu *c, const struct op *op)
 {
     load128(c, op_ea(c, op), XMM(op->x1));
+    NEXT(c, op);
 }
 /* MOVDQA and MOVNTDQ stores (the non-temporal hint does not change what
  * a single thread or another one can observe after the store). */
@@ -110,10 +125,12 @@ static void op_movdqa_m_x(struct cpu *c, const struct op *op)
     uint64_t a = op_ea(c, op);
     sse_check_align16(c, a);
     store128(c, a, XMM(op->x2));
+    NEXT(c, op);
 }
 static void op_movdqu_m_x(struct cpu *c, const struct op *op)
 {
     store128(c, op_ea(c, op), XMM(op->x2));
+    NEXT(c, op);
 }
 
 /* MOVQ2DQ / MOVDQ2Q touch an MMX register: they are MMX instructions for
@@ -125,11 +142,13 @@ static void op_movq2dq(struct cpu *c, const struct op *op)
     uint64_t v = *mmx_reg(c, op->x2);
     mmx_enter(c);
     *XMM(op->x1) = (xmm_t){ .q = { v, 0 } };
+    NEXT(c, op);
 }
 static void op_movdq2q(struct cpu *c, const struct op *op)
 {
     mmx_check_pending(c);
     mmx_set(c, op->x1, XMM(op->x2)->q[0]);
+    NEXT(c, op);
 }
 
 /* ------------------------------------------------------------ lanes <-> GPRs */
@@ -137,24 +156,29 @@ static void op_movdq2q(struct cpu *c, const struct op *op)
 static void op_x_pmovmskb(struct cpu *c, const struct op *op)
 {
     set_gpr64(c, op->r1, simd_movmskb(XMM(op->x2), 16));
+    NEXT(c, op);
 }
 static void op_x_pextrw(struct cpu *c, const struct op *op)
 {
     set_gpr64(c, op->r1, XMM(op->x2)->w[op->x3]);
+    NEXT(c, op);
 }
 static void op_x_pinsrw_r(struct cpu *c, const struct op *op)
 {
     XMM(op->x1)->w[op->x3] = GPR16(c, op->r2);
+    NEXT(c, op);
 }
 static void op_x_pinsrw_m(struct cpu *c, const struct op *op)
 {
     uint16_t v = load16(c, op_ea(c, op));
     XMM(op->x1)->w[op->x3] = v;
+    NEXT(c, op);
 }
 /* MASKMOVDQU xmm1, xmm2: bytes of xmm1 selected by xmm2 to ds:[rdi]. */
 static void op_x_maskmovdqu(struct cpu *c, const struct op *op)
 {
     simd_maskmov(c, op_ea(c, op), XMM(op->x1), XMM(op->x2), 16);
+    NEXT(c, op);
 }
 
 /* ------------------------------------------------------------ decoding */

@@ -37,29 +37,35 @@ static inline void drop_n(struct cpu *c, unsigned n)
 static void op_push_r64(struct cpu *c, const struct op *op)
 {
     push64(c, GPR64(c, op->r1));
+    NEXT(c, op);
 }
 static void op_pop_r64(struct cpu *c, const struct op *op)
 {
     uint64_t v = pop64(c); /* rsp first: POP rsp loads the popped value */
     c->r[op->r1 / 8] = v;
+    NEXT(c, op);
 }
 static void op_push_r(struct cpu *c, const struct op *op)
 {
     push_n(c, op->size, get_reg_n(c, op->r1, op->size));
+    NEXT(c, op);
 }
 static void op_pop_r(struct cpu *c, const struct op *op)
 {
     uint64_t v = peek_n(c, op->size);
     drop_n(c, op->size);
     set_reg_n(c, op->r1, op->size, v);
+    NEXT(c, op);
 }
 static void op_push_i(struct cpu *c, const struct op *op)
 {
     push_n(c, op->size, (uint64_t)op->imm);
+    NEXT(c, op);
 }
 static void op_push_m(struct cpu *c, const struct op *op)
 {
     push_n(c, op->size, load_n(c, op_ea(c, op), op->size));
+    NEXT(c, op);
 }
 /* POP m: rSP is incremented before the address is computed (SDM, POP). */
 static void op_pop_m(struct cpu *c, const struct op *op)
@@ -70,17 +76,20 @@ static void op_pop_m(struct cpu *c, const struct op *op)
     c->r[R_SP] = old;
     store_n(c, a, op->size, v);
     drop_n(c, op->size);
+    NEXT(c, op);
 }
 static void op_pushf(struct cpu *c, const struct op *op)
 {
     /* VM and RF read as 0 in the pushed image. */
     push_n(c, op->size, cpu_flags(c) & ~0x30000ull);
+    NEXT(c, op);
 }
 static void op_popf(struct cpu *c, const struct op *op)
 {
     uint64_t v = peek_n(c, op->size);
     drop_n(c, op->size);
     cpu_set_flags(c, v, op->size == 2 ? 0xffff : ~0ull);
+    NEXT(c, op);
 }
 static void op_leave(struct cpu *c, const struct op *op)
 {
@@ -92,6 +101,7 @@ static void op_leave(struct cpu *c, const struct op *op)
     else
         c->r[R_SP] = bp + n;
     set_reg_n(c, SLOT_GPR(R_BP), n, v);
+    NEXT(c, op);
 }
 /* ENTER size, level (SDM vol. 2A, ENTER). */
 static void op_enter(struct cpu *c, const struct op *op)
@@ -113,6 +123,7 @@ static void op_enter(struct cpu *c, const struct op *op)
         set_gpr32(c, SLOT_GPR(R_SP), sp);
     else
         c->r[R_SP] = sp;
+    NEXT(c, op);
 }
 
 bool dec_stack(struct decoder *d)

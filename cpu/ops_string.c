@@ -147,6 +147,7 @@ static bool rep_bulk(struct cpu *c, const struct op *op, unsigned size, bool a32
         store##B(c, di, load##B(c, SRC(si)));                                           \
         ASET_##A(R_SI, si + step);                                                      \
         ASET_##A(R_DI, di + step);                                                      \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void loop_movs_##B##_##A(struct cpu *c, const struct op *op)                 \
     {                                                                                   \
@@ -168,12 +169,14 @@ static bool rep_bulk(struct cpu *c, const struct op *op, unsigned size, bool a32
         uint64_t n = AREG_##A(R_CX);                                                    \
         if (n && !(n >= BULK_MIN / (B / 8) && rep_bulk(c, op, B / 8, A == 32, false)))  \
             loop_movs_##B##_##A(c, op);                                                 \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_stos_##B##_##A(struct cpu *c, const struct op *op)                   \
     {                                                                                   \
         uint64_t di = AREG_##A(R_DI);                                                   \
         store##B(c, di, GPR##B(c, SLOT_GPR(R_AX)));                                     \
         ASET_##A(R_DI, di + STEP(B));                                                   \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void loop_stos_##B##_##A(struct cpu *c)                                      \
     {                                                                                   \
@@ -193,12 +196,14 @@ static bool rep_bulk(struct cpu *c, const struct op *op, unsigned size, bool a32
         uint64_t n = AREG_##A(R_CX);                                                    \
         if (n && !(n >= BULK_MIN / (B / 8) && rep_bulk(c, op, B / 8, A == 32, true)))   \
             loop_stos_##B##_##A(c);                                                     \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_lods_##B##_##A(struct cpu *c, const struct op *op)                   \
     {                                                                                   \
         uint64_t si = AREG_##A(R_SI);                                                   \
         set_gpr##B(c, SLOT_GPR(R_AX), load##B(c, SRC(si)));                             \
         ASET_##A(R_SI, si + STEP(B));                                                   \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_rep_lods_##B##_##A(struct cpu *c, const struct op *op)               \
     {                                                                                   \
@@ -211,6 +216,7 @@ static bool rep_bulk(struct cpu *c, const struct op *op, unsigned size, bool a32
             ASET_##A(R_CX, n);                                                          \
             BARRIER();                                                                  \
         }                                                                               \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_cmps_##B##_##A(struct cpu *c, const struct op *op)                   \
     {                                                                                   \
@@ -219,6 +225,7 @@ static bool rep_bulk(struct cpu *c, const struct op *op, unsigned size, bool a32
         ASET_##A(R_SI, si + step);                                                      \
         ASET_##A(R_DI, di + step);                                                      \
         lf_set(c, LF_SUB + W_##B, a, b, (uint64_t)a - b);                               \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     /* op->x1: 1 for REPE (go on while equal), 0 for REPNE */                           \
     static void op_rep_cmps_##B##_##A(struct cpu *c, const struct op *op)               \
@@ -239,6 +246,7 @@ static bool rep_bulk(struct cpu *c, const struct op *op, unsigned size, bool a32
             if ((a == b) != eq)                                                         \
                 break;                                                                  \
         }                                                                               \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_scas_##B##_##A(struct cpu *c, const struct op *op)                   \
     {                                                                                   \
@@ -246,6 +254,7 @@ static bool rep_bulk(struct cpu *c, const struct op *op, unsigned size, bool a32
         uint##B##_t a = GPR##B(c, SLOT_GPR(R_AX)), b = load##B(c, di);                  \
         ASET_##A(R_DI, di + STEP(B));                                                   \
         lf_set(c, LF_SUB + W_##B, a, b, (uint64_t)a - b);                               \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_rep_scas_##B##_##A(struct cpu *c, const struct op *op)               \
     {                                                                                   \
@@ -263,6 +272,7 @@ static bool rep_bulk(struct cpu *c, const struct op *op, unsigned size, bool a32
             if ((a == b) != eq)                                                         \
                 break;                                                                  \
         }                                                                               \
+        NEXT(c, op);                                                              \
     }
 
 #define GEN_STRING_WIDTHS(A) GEN_STRING(8, A) GEN_STRING(16, A) GEN_STRING(32, A) GEN_STRING(64, A)
@@ -285,6 +295,7 @@ static void op_xlat(struct cpu *c, const struct op *op)
     if (op->flags & OPF_ADDR32)
         a = (uint32_t)a;
     set_gpr8(c, SLOT_GPR(R_AX), load8(c, a + c->seg_base[op->seg]));
+    NEXT(c, op);
 }
 
 /* ------------------------------------------------------------ decoding */

@@ -52,6 +52,7 @@ static void op_cpuid(struct cpu *c, const struct op *op)
     set_gpr32(c, SLOT_GPR(R_BX), r[1]);
     set_gpr32(c, SLOT_GPR(R_CX), r[2]);
     set_gpr32(c, SLOT_GPR(R_DX), r[3]);
+    NEXT(c, op);
 }
 
 /* The time-stamp counter: the host's, so that differences stay meaningful. */
@@ -60,6 +61,7 @@ static void op_rdtsc(struct cpu *c, const struct op *op)
     uint64_t t = __builtin_ia32_rdtsc();
     set_gpr32(c, SLOT_GPR(R_AX), t);
     set_gpr32(c, SLOT_GPR(R_DX), t >> 32);
+    NEXT(c, op);
 }
 
 static void op_rdtscp(struct cpu *c, const struct op *op)
@@ -69,25 +71,29 @@ static void op_rdtscp(struct cpu *c, const struct op *op)
     set_gpr32(c, SLOT_GPR(R_AX), t);
     set_gpr32(c, SLOT_GPR(R_DX), t >> 32);
     set_gpr32(c, SLOT_GPR(R_CX), aux);
+    NEXT(c, op);
 }
 
 /* LAHF/SAHF: AH <-> SF ZF 0 AF 0 PF 1 CF. */
 static void op_lahf(struct cpu *c, const struct op *op)
 {
     GPR8(c, SLOT_GPR(R_AX) + 1) = (uint8_t)((cpu_flags(c) & 0xd5) | 2);
+    NEXT(c, op);
 }
 static void op_sahf(struct cpu *c, const struct op *op)
 {
     cpu_set_arith(c, GPR8(c, SLOT_GPR(R_AX) + 1), FL_SF | FL_ZF | FL_AF | FL_PF | FL_CF);
+    NEXT(c, op);
 }
-static void op_clc(struct cpu *c, const struct op *op) { cpu_set_arith(c, 0, FL_CF); }
-static void op_stc(struct cpu *c, const struct op *op) { cpu_set_arith(c, FL_CF, FL_CF); }
+static void op_clc(struct cpu *c, const struct op *op) { cpu_set_arith(c, 0, FL_CF); NEXT(c, op); }
+static void op_stc(struct cpu *c, const struct op *op) { cpu_set_arith(c, FL_CF, FL_CF); NEXT(c, op); }
 static void op_cmc(struct cpu *c, const struct op *op)
 {
     cpu_set_arith(c, cpu_flags(c) ^ FL_CF, FL_CF);
+    NEXT(c, op);
 }
-static void op_cld(struct cpu *c, const struct op *op) { c->rflags &= ~(uint64_t)FL_DF; }
-static void op_std(struct cpu *c, const struct op *op) { c->rflags |= FL_DF; }
+static void op_cld(struct cpu *c, const struct op *op) { c->rflags &= ~(uint64_t)FL_DF; NEXT(c, op); }
+static void op_std(struct cpu *c, const struct op *op) { c->rflags |= FL_DF; NEXT(c, op); }
 
 bool dec_system(struct decoder *d)
 {

@@ -37,6 +37,7 @@ bool x87_dec_mem(struct decoder *d)
 static void op_fwait(struct cpu *c, const struct op *op)
 {
     x87_wait(c);
+    NEXT(c, op);
 }
 
 bool dec_x87(struct decoder *d)

@@ -73,6 +73,7 @@ static AI void x87_binary(struct cpu *c, const struct op *op, void (*k)(struct x
             while (npop--)
                 x87_pop(c);
         }
+        NEXT(c, op);
         return;
     }
     io.cw = c->fcw;
@@ -95,6 +96,7 @@ static AI void x87_binary(struct cpu *c, const struct op *op, void (*k)(struct x
     x87_flags(c, io.sw, ccmask);
     while (pops-- > 0)
         x87_pop(c);
+    NEXT(c, op);
 }
 
 /* FSINCOS, FPTAN, FXTRACT: ST(0) is replaced and a second result pushed
@@ -118,6 +120,7 @@ static AI void x87_replace_push(struct cpu *c, const struct op *op, void (*k)(st
             c->ftag &= (uint8_t)~(1u << p0);
             x87_push(c, &ind);
         }
+        NEXT(c, op);
         return;
     }
     io.cw = c->fcw;
@@ -130,6 +133,7 @@ static AI void x87_replace_push(struct cpu *c, const struct op *op, void (*k)(st
         f80_copy(&c->fpr[p0], &io.r[0]);
     }
     x87_flags(c, io.sw, ccmask);
+    NEXT(c, op);
 }
 
 /* FXAM classifies an empty register too, without an exception: C3 C2 C0 =
@@ -150,6 +154,7 @@ static void op_fxam(struct cpu *c, const struct op *op)
         k_fxam(&io);
         x87_flags(c, io.sw, FSW_CC);
     }
+    NEXT(c, op);
 }
 
 /* ------------------------------------------------------------ handlers */

@@ -64,6 +64,7 @@ static AI void x87_load(struct cpu *c, const struct op *op, void (*k)(struct x87
             x87_push(c, &io.r[0]);
         x87_flags(c, io.sw, FSW_C1);
     }
+    NEXT(c, op);
 }
 
 #define LOADOP(name, insn, msize)                                                       \
@@ -93,6 +94,7 @@ static void op_fld_m80(struct cpu *c, const struct op *op)
         x87_push(c, &v);
         x87_set_fsw(c, c->fsw & ~FSW_C1);
     }
+    NEXT(c, op);
 }
 
 /* FLD ST(i): an empty ST(i) is a stack underflow, reported before a
@@ -112,6 +114,7 @@ static void op_fld_st(struct cpu *c, const struct op *op)
         x87_push(c, &v);
         x87_set_fsw(c, c->fsw & ~FSW_C1);
     }
+    NEXT(c, op);
 }
 
 /* ------------------------------------------------------------ stores */
@@ -157,6 +160,7 @@ static AI void x87_store(struct cpu *c, const struct op *op, void (*k)(struct x8
         if (stored && pop)
             x87_pop(c);
     }
+    NEXT(c, op);
 }
 
 #define STOREK(name, insn) X87_KERNEL(k_##name, X87_LOAD1, insn " %[m]")
@@ -186,6 +190,7 @@ static void op_fstp_m80(struct cpu *c, const struct op *op)
         x87_set_fsw(c, c->fsw & ~FSW_C1);
         x87_pop(c);
     }
+    NEXT(c, op);
 }
 
 /* FST/FSTP ST(i): a copy (x2: pop). */
@@ -206,6 +211,7 @@ static void op_fst_st(struct cpu *c, const struct op *op)
     if (op->x2)
         x87_pop(c);
 done:
+    NEXT(c, op);
 }
 
 /* D9 D8+i, the FSTP alias Zydis calls FSTPNCE: with an empty ST(0) the
@@ -219,6 +225,7 @@ static void op_fstpnce(struct cpu *c, const struct op *op)
     x87_wait(c);
     x87_set_fsw(c, c->fsw & ~FSW_C1);
     x87_pop(c);
+    NEXT(c, op);
 }
 
 /* ------------------------------------------------------------ FXCH, FCMOVcc */
@@ -243,6 +250,7 @@ static void op_fxch(struct cpu *c, const struct op *op)
     f80_copy(&c->fpr[p0], &c->fpr[pi]);
     f80_copy(&c->fpr[pi], &t);
 done:
+    NEXT(c, op);
 }
 
 /* FCMOVcc ST(0), ST(i): x2 is the condition (as in Jcc). */
@@ -258,6 +266,7 @@ static void op_fcmov(struct cpu *c, const struct op *op)
     } else if (cpu_cond(c, op->x2)) {
         f80_copy(&c->fpr[p0], &c->fpr[pi]);
     }
+    NEXT(c, op);
 }
 
 /* ------------------------------------------------------------ FFREE, FFREEP */
@@ -268,6 +277,7 @@ static void op_ffree(struct cpu *c, const struct op *op)
     x87_set_fsw(c, c->fsw & ~FSW_C1);
     if (op->x2)
         x87_pop(c);
+    NEXT(c, op);
 }
 
 /* ------------------------------------------------------------ decoding */

@@ -15,11 +15,13 @@
 static void op_fnop(struct cpu *c, const struct op *op)
 {
     x87_wait(c);
+    NEXT(c, op);
 }
 
 /* FNENI, FNDISI, FNSETPM: ignored since the 80387 (SDM vol. 1, 8.3.13). */
 static void op_fnop_nowait(struct cpu *c, const struct op *op)
 {
+    NEXT(c, op);
 }
 
 /* FINCSTP / FDECSTP (x1 = +1 / -1): TOP moves, tags stay, C1 = 0. */
@@ -28,6 +30,7 @@ static void op_fincdecstp(struct cpu *c, const struct op *op)
     x87_wait(c);
     c->ftop = (uint8_t)((c->ftop + (int8_t)op->x1) & 7);
     x87_set_fsw(c, c->fsw & ~FSW_C1);
+    NEXT(c, op);
 }
 
 static inline void x87_set_fcw(struct cpu *c, unsigned v)
@@ -40,21 +43,25 @@ static void op_fldcw(struct cpu *c, const struct op *op)
 {
     x87_wait(c);
     x87_set_fcw(c, load16(c, op_ea(c, op)));
+    NEXT(c, op);
 }
 
 static void op_fnstcw(struct cpu *c, const struct op *op)
 {
     store16(c, op_ea(c, op), c->fcw);
+    NEXT(c, op);
 }
 
 static void op_fnstsw_m(struct cpu *c, const struct op *op)
 {
     store16(c, op_ea(c, op), x87_fsw(c));
+    NEXT(c, op);
 }
 
 static void op_fnstsw_ax(struct cpu *c, const struct op *op)
 {
     set_gpr16(c, SLOT_GPR(R_AX), x87_fsw(c));
+    NEXT(c, op);
 }
 
 /* FNCLEX: exception flags, SF, ES and B cleared; C0-C3 stay (the host
@@ -62,6 +69,7 @@ static void op_fnstsw_ax(struct cpu *c, const struct op *op)
 static void op_fnclex(struct cpu *c, const struct op *op)
 {
     x87_set_fsw(c, c->fsw & FSW_CC);
+    NEXT(c, op);
 }
 
 /* FNINIT: the registers keep their contents (SDM vol. 1, 8.1.10). */
@@ -78,6 +86,7 @@ static void x87_init(struct cpu *c)
 static void op_fninit(struct cpu *c, const struct op *op)
 {
     x87_init(c);
+    NEXT(c, op);
 }
 
 /* ------------------------------------------------------------ environment */
@@ -137,6 +146,7 @@ static void op_fnstenv(struct cpu *c, const struct op *op)
     unsigned n = env_store(c, img, op->x1);
     memcpy(g2h(c, op_ea(c, op)), img, n);
     x87_set_fcw(c, c->fcw | FSW_EXC);
+    NEXT(c, op);
 }
 
 static void op_fldenv(struct cpu *c, const struct op *op)
@@ -145,6 +155,7 @@ static void op_fldenv(struct cpu *c, const struct op *op)
     x87_wait(c);
     memcpy(img, g2h(c, op_ea(c, op)), op->x1 ? 14 : 28);
     env_load(c, img, op->x1);
+    NEXT(c, op);
 }
 
 /* FNSAVE: the environment and ST(0)..ST(7), then FNINIT. */
@@ -156,6 +167,7 @@ static void op_fnsave(struct cpu *c, const struct op *op)
         memcpy(img + n + 10 * i, &c->fpr[x87_phys(c, i)], 10);
     memcpy(g2h(c, op_ea(c, op)), img, n + 80);
     x87_init(c);
+    NEXT(c, op);
 }
 
 static void op_frstor(struct cpu *c, const struct op *op)
@@ -167,6 +179,7 @@ static void op_frstor(struct cpu *c, const struct op *op)
     env_load(c, img, op->x1);
     for (unsigned i = 0; i < 8; i++)
         memcpy(&c->fpr[x87_phys(c, i)], img + n + 10 * i, 10);
+    NEXT(c, op);
 }
 
 /* ------------------------------------------------------------ decoding */

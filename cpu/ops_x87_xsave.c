@@ -71,6 +71,7 @@ static void op_fxsave(struct cpu *c, const struct op *op)
     sse_check_align16(c, a);
     legacy_image(c, img, op->x3);
     memcpy(g2h(c, a), img, xmm_end(c)); /* bytes 416-511 are left alone */
+    NEXT(c, op);
 }
 
 static void op_fxrstor(struct cpu *c, const struct op *op)
@@ -82,6 +83,7 @@ static void op_fxrstor(struct cpu *c, const struct op *op)
     memcpy(img, g2h(c, a), xmm_end(c));
     check_mxcsr(c, img);
     legacy_load(c, img, op->x3);
+    NEXT(c, op);
 }
 
 /* ------------------------------------------------------------ XSAVE family */
@@ -136,6 +138,7 @@ static void xsave_any(struct cpu *c, const struct op *op)
         bv = (bv & ~(uint64_t)rfbm) | (inuse & rfbm);
         memcpy(m + XSAVE_HDR, &bv, 8);
     }
+    NEXT(c, op);
 }
 
 static void op_xrstor(struct cpu *c, const struct op *op)
@@ -190,6 +193,7 @@ static void op_xrstor(struct cpu *c, const struct op *op)
     /* A 32-bit FIP/FDP in the non-REX.W format of the image from memory. */
     bool w64 = op->x3 || !(rfbm & bv & 1);
     legacy_load(c, img, w64);
+    NEXT(c, op);
 }
 
 /* XGETBV: XCR0 for ECX = 0; any other register does not exist (#GP). */
@@ -199,6 +203,7 @@ static void op_xgetbv(struct cpu *c, const struct op *op)
         gp_fault(c);
     set_gpr32(c, SLOT_GPR(R_AX), XCR0);
     set_gpr32(c, SLOT_GPR(R_DX), 0);
+    NEXT(c, op);
 }
 
 bool x87_dec_xsave(struct decoder *d)

@@ -68,6 +68,7 @@ static inline void sx_load_16(struct cpu *c, const struct op *op, xmm_t *s)
         xmm_t r;                                                                        \
         k_##name(&r, &c->xmm[op->x1], &c->xmm[op->x2], (unsigned)op->imm);              \
         c->xmm[op->x1] = r;                                                             \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##name##_rm(struct cpu *c, const struct op *op)                      \
     {                                                                                   \
@@ -75,6 +76,7 @@ static inline void sx_load_16(struct cpu *c, const struct op *op, xmm_t *s)
         LOAD(c, op, &s);                                                                \
         k_##name(&r, &c->xmm[op->x1], &s, (unsigned)op->imm);                           \
         c->xmm[op->x1] = r;                                                             \
+        NEXT(c, op);                                                              \
     }
 
 /* Floating-point kernels run on the host between sse_enter() and
@@ -88,6 +90,7 @@ static inline void sx_load_16(struct cpu *c, const struct op *op, xmm_t *s)
         k_##name(&r, &c->xmm[op->x1], &c->xmm[op->x2], (unsigned)op->imm);              \
         sse_commit_flags(c, sse_leave(host));                                           \
         c->xmm[op->x1] = r;                                                             \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##name##_rm(struct cpu *c, const struct op *op)                      \
     {                                                                                   \
@@ -97,6 +100,7 @@ static inline void sx_load_16(struct cpu *c, const struct op *op, xmm_t *s)
         k_##name(&r, &c->xmm[op->x1], &s, (unsigned)op->imm);                           \
         sse_commit_flags(c, sse_leave(host));                                           \
         c->xmm[op->x1] = r;                                                             \
+        NEXT(c, op);                                                              \
     }
 
 /* ------------------------------------------------------------ host arithmetic

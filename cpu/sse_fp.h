@@ -111,12 +111,14 @@ static inline __m128 sse_src_m32(struct cpu *c, const struct op *op)
         __m128 d = XMM(c, op->x1), s = XMM(c, op->x2);                                  \
         SSE_RUN_T(c, asm_text, d, s, tiny);                                             \
         XMM(c, op->x1) = d;                                                             \
+        NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##name##_m(struct cpu *c, const struct op *op)                       \
     {                                                                                   \
         __m128 s = SSE_SRC_##M(c, op), d = XMM(c, op->x1);                              \
         SSE_RUN_T(c, asm_text, d, s, tiny);                                             \
         XMM(c, op->x1) = d;                                                             \
+        NEXT(c, op);                                                              \
     }
 
 /* Decode "xmm, xmm/mem": the register form gets rr, the memory form rm.
