@@ -93,7 +93,9 @@ struct cpu {
 
     /* SSE */
     xmm_t xmm[16];
-    uint32_t mxcsr;
+    uint32_t mxcsr;         /* control bits; flags (see mxcsr_live) */
+    bool mxcsr_live;        /* the host's MXCSR holds the guest's, flags accumulating
+                               there (cpu/sse.h sse_enter_fast); read with cpu_mxcsr() */
 
     /* x87: physical registers (80-bit values in long double), TOP, tags. */
     long double fpr[8];

@@ -4,13 +4,14 @@
 #include <string.h>
 
 #include "cpu/fpstate.h"
+#include "cpu/sse.h"
 
 void cpu_fxsave_image(const struct cpu *c, uint8_t *out)
 {
     memset(out, 0, FXSAVE_SIZE);
     uint16_t fcw = c->fcw, fsw = cpu_fsw(c), fop = c->fop;
     uint8_t ftw = (uint8_t)~c->ftag;
-    uint32_t mxcsr = c->mxcsr, mask = MXCSR_MASK_VALUE;
+    uint32_t mxcsr = cpu_mxcsr_value(c), mask = MXCSR_MASK_VALUE;
     memcpy(out + 0, &fcw, 2);
     memcpy(out + 2, &fsw, 2);
     out[4] = ftw;
@@ -42,6 +43,7 @@ void cpu_fxrstor_image(struct cpu *c, const uint8_t *in)
     memcpy(&c->fip, in + 8, 8);
     memcpy(&c->fdp, in + 16, 8);
     memcpy(&c->mxcsr, in + 24, 4);
+    c->mxcsr_live = false;
     for (int i = 0; i < 8; i++) {
         long double v = 0;
         memcpy(&v, in + 32 + 16 * i, 10);

@@ -210,11 +210,12 @@ static void op_ldmxcsr(struct cpu *c, const struct op *op)
     if (UNLIKELY(v & ~MXCSR_MASK_VALUE))
         cpu_fault(c, SIGSEGV, 0x80 /* SI_KERNEL */, 0);
     c->mxcsr = v;
+    c->mxcsr_live = false; /* the next fast SSE instruction loads it */
     NEXT(c, op);
 }
 static void op_stmxcsr(struct cpu *c, const struct op *op)
 {
-    store32(c, op_ea(c, op), c->mxcsr);
+    store32(c, op_ea(c, op), cpu_mxcsr_value(c));
     NEXT(c, op);
 }
 

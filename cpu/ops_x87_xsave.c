@@ -120,7 +120,7 @@ static void xsave_any(struct cpu *c, const struct op *op)
      * but XSAVEOPT always writes MXCSR and XSAVEC treats an MXCSR other
      * than 1F80H as SSE state in use (SDM vol. 1, 13.9 and 13.10). */
     unsigned save = kind == XS_SAVE ? rfbm : rfbm & inuse;
-    uint32_t mxcsr = c->mxcsr;
+    uint32_t mxcsr = cpu_mxcsr_value(c);
     if (kind == XS_COMPACT && mxcsr != 0x1f80)
         save |= rfbm & 2;
     if (save & 1) {

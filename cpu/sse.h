@@ -19,6 +19,16 @@
 #define MXCSR_FLAGS 0x3fu    /* IE DE ZE OE UE PE */
 #define MXCSR_MASKS 0x1f80u  /* IM DM ZM OM UM PM */
 
+/* The guest's MXCSR as the guest reads it (STMXCSR, FXSAVE, XSAVE, frames). */
+static inline uint32_t cpu_mxcsr_value(const struct cpu *c)
+{
+    uint32_t v;
+    if (!c->mxcsr_live)
+        return c->mxcsr;
+    __asm__ volatile("stmxcsr %0" : "=m"(v));
+    return c->mxcsr | (v & 0x3fu);
+}
+
 /* Load the guest's MXCSR (all exceptions masked, flags cleared) into the
  * host; returns the host's own MXCSR for sse_leave(). */
 static inline uint32_t sse_enter(const struct cpu *c)
@@ -34,6 +44,49 @@ static inline uint32_t sse_leave(uint32_t host)
     uint32_t flags = __builtin_ia32_stmxcsr() & MXCSR_FLAGS;
     __builtin_ia32_ldmxcsr(host);
     return flags;
+}
+
+/* The fast variant, for instructions whose raised flags are committed as
+ * they are (no flag is suppressed afterwards): while the guest keeps every
+ * exception masked, its MXCSR simply stays loaded in the host between
+ * instructions and the flags accumulate there -- one STMXCSR per
+ * instruction instead of an LDMXCSR pair.  Whenever the host's MXCSR is not
+ * exactly the guest's (another path ran, the guest loaded a new one), it is
+ * loaded again.  Guests that unmask an exception take sse_enter().  The
+ * emulator's own code then runs under the guest's rounding mode, with every
+ * exception masked; it does no floating point that this could change. */
+#define SSE_FAST 0xffffffffu
+
+/* MXCSR accesses as volatile asm: the compiler must neither merge two reads
+ * around the guest instruction nor move them across it. */
+static inline uint32_t host_stmxcsr(void)
+{
+    uint32_t v;
+    __asm__ volatile("stmxcsr %0" : "=m"(v));
+    return v;
+}
+
+static inline void host_ldmxcsr(uint32_t v)
+{
+    __asm__ volatile("ldmxcsr %0" : : "m"(v));
+}
+
+static inline uint32_t sse_enter_fast(struct cpu *c)
+{
+    if ((c->mxcsr & MXCSR_MASKS) != MXCSR_MASKS)
+        return sse_enter(c);
+    if (!c->mxcsr_live) {
+        host_ldmxcsr(c->mxcsr);
+        c->mxcsr_live = true;
+    }
+    return SSE_FAST;
+}
+
+/* In the fast mode the raised flags stay in the host's MXCSR, where
+ * cpu_mxcsr() finds them; nothing to fold in now. */
+static inline uint32_t sse_leave_fast(uint32_t host)
+{
+    return host != SSE_FAST ? sse_leave(host) : 0;
 }
 
 /* Fold raised flags into the guest's MXCSR, or fault when one is unmasked

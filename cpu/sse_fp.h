@@ -52,9 +52,9 @@ uint32_t sse_exact_tiny(const struct cpu *c, __m128 r, enum sse_tiny kind, uint3
  * when the guest has unmasked an exception that occurred. */
 #define SSE_RUN_T(c, insn, d, s, tiny)                                                  \
     do {                                                                                \
-        uint32_t host_ = sse_enter(c);                                                  \
+        uint32_t host_ = sse_enter_fast(c);                                                  \
         __asm__ volatile(insn " %1, %0" : "+x"(d) : "x"(s));                            \
-        uint32_t raised_ = sse_leave(host_);                                            \
+        uint32_t raised_ = sse_leave_fast(host_);                                            \
         if ((tiny) != SSE_TINY_NONE && UNLIKELY(!((c)->mxcsr & MXCSR_UM)))              \
             raised_ |= sse_exact_tiny(c, d, tiny, raised_);                             \
         sse_commit_flags(c, raised_);                                                   \
