@@ -29,14 +29,36 @@ static inline void k_pshufb(xmm_t *r, const xmm_t *d, const xmm_t *s, unsigned i
  * shifted right by imm8 bytes; bytes shifted in are zero. */
 static inline void k_palignr(xmm_t *r, const xmm_t *d, const xmm_t *s, unsigned imm, unsigned n)
 {
-    /* source then destination, then zeros: the result is n bytes of it from imm */
-    uint8_t t[48] = { 0 };
-    memcpy(t, s->b, n);
-    memcpy(t + n, d->b, n);
-    if (imm >= 2 * n)
-        memset(r->b, 0, n);
-    else
-        memcpy(r->b, t + imm, n);
+    /* Bytes imm.. of the 2n-byte value destination:source (source low), then
+     * zeros -- with wide shifts in registers: building the concatenation in
+     * memory and reading it back unaligned stalls store forwarding. */
+    if (n == 16) {
+        unsigned __int128 lo, hi, v;
+        memcpy(&lo, s->b, 16);
+        memcpy(&hi, d->b, 16);
+        if (imm == 0)
+            v = lo;
+        else if (imm < 16)
+            v = (lo >> (8 * imm)) | (hi << (8 * (16 - imm)));
+        else if (imm < 32)
+            v = hi >> (8 * (imm - 16));
+        else
+            v = 0;
+        memcpy(r->b, &v, 16);
+    } else {
+        uint64_t lo, hi, v;
+        memcpy(&lo, s->b, 8);
+        memcpy(&hi, d->b, 8);
+        if (imm == 0)
+            v = lo;
+        else if (imm < 8)
+            v = (lo >> (8 * imm)) | (hi << (8 * (8 - imm)));
+        else if (imm < 16)
+            v = hi >> (8 * (imm - 8));
+        else
+            v = 0;
+        memcpy(r->b, &v, 8);
+    }
 }
 
 /* Horizontal operations: the destination's adjacent pairs make the low

@@ -17,6 +17,8 @@
 #ifndef CPU_SSE_INT_H
 #define CPU_SSE_INT_H
 
+#include <emmintrin.h>
+
 #include "cpu/sse.h"
 
 #define KERNEL(name)                                                                    \
@@ -227,10 +229,10 @@ KERNEL(pshufhw)
 /* PMOVMSKB: the sign bit of each byte. */
 static inline uint32_t simd_movmskb(const xmm_t *x, unsigned n)
 {
-    uint32_t m = 0;
-    for (unsigned i = 0; i < n; i++)
-        m |= (uint32_t)(x->b[i] >> 7) << i;
-    return m;
+    /* SSE2 is the x86_64 baseline: the host's PMOVMSKB, reading n bytes. */
+    __m128i v = n == 16 ? _mm_loadu_si128((const __m128i *)(const void *)x->b)
+                        : _mm_loadl_epi64((const __m128i *)(const void *)x->b);
+    return (uint32_t)_mm_movemask_epi8(v) & (n == 16 ? 0xffffu : 0xffu);
 }
 
 /* MASKMOVQ/MASKMOVDQU: store the bytes of *v whose mask byte has its top
