@@ -272,6 +272,12 @@ static void op_bswap(struct cpu *c, const struct op *op)
         set_gpr16(c, op->r1, 0); /* BSWAP r16 is undefined; hardware zeroes it */
     NEXT(c, op);
 }
+static void op_clflush(struct cpu *c, const struct op *op)
+{
+    (void)load8(c, op_ea(c, op));
+    NEXT(c, op);
+}
+
 static void op_nop(struct cpu *c, const struct op *op)
 {
     NEXT(c, op);
@@ -433,10 +439,27 @@ bool dec_mov(struct decoder *d)
         op->size = (uint8_t)(d->ops[0].size / 8);
         op->fn = op_bswap;
         return dec_reg_op(d, 0, &op->r1);
+    case ZYDIS_MNEMONIC_PAUSE:
+        /* F3 REX.B 90 is XCHG r8, rAX on the CPU (the REX.B register field
+         * makes it no NOP), although Zydis calls it PAUSE. */
+        if (d->bits == 64 && d->in->raw.rex.B) {
+            op->size = d->in->raw.rex.W ? 8 : (d->in->attributes & ZYDIS_ATTRIB_HAS_OPERANDSIZE) ? 2 : 4;
+            op->r1 = SLOT_GPR(R_8);
+            op->r2 = SLOT_GPR(R_AX);
+            op->fn = op_xchg_rr;
+            return true;
+        }
+        op->fn = op_nop;
+        return true;
+    case ZYDIS_MNEMONIC_CLFLUSH:
+    case ZYDIS_MNEMONIC_CLFLUSHOPT:
+        /* Nothing to flush in an interpreter, but the line must be mapped:
+         * the access faults as the CPU's would. */
+        op->fn = op_clflush;
+        return dec_mem_op(d, 0);
     case ZYDIS_MNEMONIC_NOP:
     case ZYDIS_MNEMONIC_ENDBR64:
     case ZYDIS_MNEMONIC_ENDBR32:
-    case ZYDIS_MNEMONIC_PAUSE:
     case ZYDIS_MNEMONIC_LFENCE:
     case ZYDIS_MNEMONIC_SFENCE:
     case ZYDIS_MNEMONIC_PREFETCHNTA:

@@ -139,6 +139,7 @@ ABS(pabsd, sd, int32_t, uint32_t)
     SX_XMM_FORMS(name##_x, sx_load_a128)                                                \
     static inline void mmx_##name(struct cpu *c, const struct op *op, uint64_t src)     \
     {                                                                                   \
+        mmx_check_pending(c);                                                           \
         xmm_t d = { .q = { *mmx_reg(c, op->x1), 0 } }, s = { .q = { src, 0 } }, r;      \
         k_##name(&r, &d, &s, (unsigned)op->imm, 8);                                     \
         mmx_enter(c);                                                                   \

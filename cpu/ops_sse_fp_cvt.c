@@ -104,6 +104,7 @@ static inline void cvtpi2ps(struct cpu *c, const struct op *op, uint64_t v)
 }
 static void op_cvtpi2ps_x(struct cpu *c, const struct op *op)
 {
+    mmx_check_pending(c);
     cvtpi2ps(c, op, *mmx_reg(c, op->x2));
     mmx_enter(c);
     NEXT(c, op);
@@ -123,6 +124,7 @@ static inline void cvtpi2pd(struct cpu *c, const struct op *op, uint64_t v)
 }
 static void op_cvtpi2pd_x(struct cpu *c, const struct op *op)
 {
+    mmx_check_pending(c);
     cvtpi2pd(c, op, *mmx_reg(c, op->x2));
     mmx_enter(c);
     NEXT(c, op);
@@ -147,6 +149,7 @@ static inline void mmx_commit(struct cpu *c, const struct op *op, __m128 r)
 #define GEN_TO_PI(name, xmm_insn, lowhalf, M)                                           \
     static inline void to_pi_##name(struct cpu *c, const struct op *op, __m128 s)       \
     {                                                                                   \
+        mmx_check_pending(c); /* #MF before anything happens */                         \
         if (lowhalf)                                                                    \
             s = from64(low64(s));                                                       \
         __m128 r = _mm_setzero_ps();                                                    \

@@ -121,6 +121,18 @@ static inline uint64_t *mmx_reg(struct cpu *c, unsigned i)
     return (uint64_t *)&c->fpr[i & 7];
 }
 
+/* Every MMX instruction first delivers a pending x87 exception (#MF: SDM
+ * vol. 2, "Exceptions" of each MMX instruction): one whose flag is set in
+ * the status word and unmasked in the control word.  The host does exactly
+ * that; it does not look at FSW.ES.  (cpu/ops_mmx.c raises it.) */
+__attribute__((noreturn, cold)) void mmx_fault_pending(struct cpu *c, unsigned err);
+static inline void mmx_check_pending(struct cpu *c)
+{
+    unsigned err = c->fsw & ~c->fcw & 0x3fu;
+    if (UNLIKELY(err))
+        mmx_fault_pending(c, err);
+}
+
 /* Any MMX instruction: TOP = 0 and every x87 register valid (SDM vol. 1,
  * 9.5.1).  (EMMS also sets TOP to 0, then marks every register empty.) */
 static inline void mmx_enter(struct cpu *c)

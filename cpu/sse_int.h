@@ -254,18 +254,6 @@ static inline void simd_maskmov(struct cpu *c, uint64_t a, const xmm_t *v, const
             store8(c, a + i, v->b[i]);
 }
 
-/* Every MMX instruction first delivers a pending x87 exception (#MF: SDM
- * vol. 2, "Exceptions" of each MMX instruction): one whose flag is set in
- * the status word and unmasked in the control word.  The host does exactly
- * that; it does not look at FSW.ES. */
-__attribute__((noreturn, cold)) void mmx_fault_pending(struct cpu *c, unsigned err);
-static inline void mmx_check_pending(struct cpu *c)
-{
-    unsigned err = c->fsw & ~c->fcw & 0x3fu;
-    if (UNLIKELY(err))
-        mmx_fault_pending(c, err);
-}
-
 /* Write MMX register i (after every memory access of the instruction): the
  * x87 state turns to MMX mode (TOP 0, all tags valid) and the register's
  * exponent/sign read as all ones (SDM vol. 3, 12.2, table 12-2). */

@@ -59,6 +59,11 @@ static void fault_handler(int sig, siginfo_t *si, void *uc_)
         armed.out->addr = (uint64_t)(a - mm->base);
         armed.out->access = write ? MM_ACCESS_WRITE : MM_ACCESS_READ;
         armed.out->host_signo = sig;
+        /* The handler runs with a fresh FPU state and siglongjmp does not
+         * restore the interrupted one: put MXCSR back (the guest's SSE
+         * flags may live there, cpu/sse.h). */
+        if (uc->uc_mcontext.fpregs)
+            __builtin_ia32_ldmxcsr(uc->uc_mcontext.fpregs->mxcsr);
         siglongjmp(*armed.jmp, 1);
     }
     char addr[20], pc[20];
@@ -97,6 +102,26 @@ int mm_fault_install(void)
     if (sigaction(SIGSEGV, &sa, NULL) != 0 || sigaction(SIGBUS, &sa, NULL) != 0)
         return -errno;
     return 0;
+}
+
+int mm_copy_guarded(const struct mm_space *mm, void *dst, const void *src, size_t len)
+{
+    /* Another guard may be armed (the CPU's): keep it and put it back. */
+    struct fault_arm saved = armed;
+    sigjmp_buf jmp;
+    struct mm_fault f;
+    int r = 0;
+    mm_fault_install();
+    if (sigsetjmp(jmp, 0) == 0) {
+        mm_fault_arm(mm, &jmp, &f);
+        memcpy(dst, src, len);
+    } else {
+        r = -EFAULT;
+    }
+    armed.mm = NULL;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    armed = saved;
+    return r;
 }
 
 void mm_fault_set_code_hook(bool (*hook)(uint64_t addr))

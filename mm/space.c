@@ -188,14 +188,12 @@ int mm_read(const struct mm_space *mm, uint64_t addr, void *dst, size_t len)
 {
     if (!mm_check(mm, addr, len, PROT_READ))
         return -EFAULT;
-    memcpy(dst, mm->base + addr, len);
-    return 0;
+    return mm_copy_guarded(mm, dst, mm->base + addr, len);
 }
 
 int mm_write(const struct mm_space *mm, uint64_t addr, const void *src, size_t len)
 {
     if (!mm_check(mm, addr, len, PROT_WRITE))
         return -EFAULT;
-    memcpy(mm->base + addr, src, len);
-    return 0;
+    return mm_copy_guarded(mm, mm->base + addr, src, len);
 }

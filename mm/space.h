@@ -123,6 +123,10 @@ int mm_fault_install(void);
 void mm_fault_arm(const struct mm_space *mm, sigjmp_buf *jmp, struct mm_fault *out);
 void mm_fault_disarm(void);
 
+/* memcpy that turns a host fault in the space (a file page past the end of
+ * its file: SIGBUS) into -EFAULT instead of a crash; 0 on success. */
+int mm_copy_guarded(const struct mm_space *mm, void *dst, const void *src, size_t len);
+
 /* The CPU's hook for writes to pages it write-protected because they hold
  * decoded code: returns true when it handled the fault (the write is then
  * retried). */
