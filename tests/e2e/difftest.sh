@@ -6,6 +6,10 @@
 # and the command line must behave.
 #   asm    the libc-free guests and the command line (default: asm and glibc)
 #   glibc  glibc guests, x86_64 (static, static-pie, dynamic) and ia32
+#   programs  the CPU-heavy glibc guests: qsort in full; printf of doubles and
+#          long doubles, C++ exceptions, sha256 and the string functions over
+#          their first 200-500 thousand instructions (ptrace stepping runs at
+#          20-40k instructions a second; full runs are for `difftest.sh GUEST`)
 #   fuzz   2400 generated programs of random instructions, about 208k instructions (--fuzz 1 2400)
 #   GUEST  the named guests from GUEST_DIR, each expected to agree
 # DIFFTEST_ALLOW_UNIMPLEMENTED=1 turns "unimplemented instruction" on a glibc
@@ -33,14 +37,16 @@ run() { # run ARGS...: sets $status; output in $tmp/out, $tmp/err
 has() { grep -q -- "$1" "$tmp/err"; }
 out_has() { grep -q -- "$1" "$tmp/out"; }
 
-agree() { # agree GUEST [ARGS...]: status 0 and "0 mismatches"
+agree() { # agree [--max=N] GUEST [ARGS...]: status 0 and "0 mismatches"
+    opt=
+    case $1 in --max=*) opt=$1; shift ;; esac
     g=$1
     shift
     if [ ! -x "$guests/$g" ]; then
         echo "skip: $g (not built)"
         return
     fi
-    run "$guests/$g" "$@"
+    run $opt "$guests/$g" "$@"
     if [ $status = 2 ] && [ "${DIFFTEST_ALLOW_UNIMPLEMENTED:-0}" = 1 ] &&
         has 'emulator: unimplemented instruction'; then
         echo "skip: $g: $(sed -n 2p "$tmp/err" | tr -s ' ')"
@@ -89,6 +95,13 @@ for group in $groups; do
         check "missing program: 127" $([ $status = 127 ] && has 'No such file'; echo $?)
         run --help
         check "--help" $([ $status = 0 ] && out_has '^usage: elfemu-difftest'; echo $?)
+        ;;
+    programs)
+        agree qsort_64_static 500
+        agree --max=400000 printf_float_64_dyn
+        agree --max=500000 cxx_exceptions_64_dyn
+        agree --max=200000 sha256_64_dyn 1
+        agree --max=200000 strfuncs_64_static
         ;;
     glibc)
         agree showargs_64_static a b
