@@ -97,7 +97,10 @@ void op_block_end(struct cpu *c, const struct op *op)
     (void)op;
 }
 
-void cpu_step(struct cpu *c)
+/* Run body with guest faults routed back here: a guest access that faults
+ * in the host MMU (1) or a handler that raises a fault (2) ends the run
+ * with the instruction not completed and rip pointing at it. */
+static void run_guarded(struct cpu *c, void (*body)(struct cpu *c))
 {
     sigjmp_buf jmp;
     struct mm_fault fault;
@@ -107,10 +110,20 @@ void cpu_step(struct cpu *c)
     int why = sigsetjmp(jmp, 0);
     if (why) {
         mm_fault_disarm();
-        cpu_raise(c, why == 1 ? (fault.host_signo == SIGBUS ? SIGBUS : SIGSEGV) : c->fault_sig);
+        if (why == 1) {
+            c->fault_sig = fault.host_signo == SIGBUS ? SIGBUS : SIGSEGV;
+            c->fault_addr = fault.addr;
+        }
+        cpu_raise(c, c->fault_sig);
         return;
     }
     mm_fault_arm(c->mm, &jmp, &fault);
+    body(c);
+    mm_fault_disarm();
+}
+
+static void step_one(struct cpu *c)
+{
     struct op ops[2];
     cpu_decode_single(c, &ops[0]);
     memset(&ops[1], 0, sizeof(ops[1]));
@@ -119,28 +132,15 @@ void cpu_step(struct cpu *c)
     if (c->bits == 32)
         c->rip = (uint32_t)c->rip;
     c->icount++;
-    mm_fault_disarm();
 }
 
-void cpu_run(struct cpu *c)
+void cpu_step(struct cpu *c)
 {
-    sigjmp_buf jmp;
-    struct mm_fault fault;
-    mm_fault_install();
-    c->fault_jmp = &jmp;
-    c->stop = CPU_RUNNING;
-    int why = sigsetjmp(jmp, 0);
-    if (why) {
-        /* A guest access faulted in the host MMU (1) or a handler raised a
-         * fault (2): the instruction did not complete, rip points at it. */
-        mm_fault_disarm();
-        if (why == 1)
-            cpu_raise(c, fault.host_signo == SIGBUS ? SIGBUS : SIGSEGV);
-        else
-            cpu_raise(c, c->fault_sig);
-        return;
-    }
-    mm_fault_arm(c->mm, &jmp, &fault);
+    run_guarded(c, step_one);
+}
+
+static void run_blocks(struct cpu *c)
+{
     struct block *prev = NULL;
     while (c->stop == CPU_RUNNING) {
         if (prev && prev->retired)
@@ -171,5 +171,9 @@ void cpu_run(struct cpu *c)
         c->icount += b->nops;
         prev = b;
     }
-    mm_fault_disarm();
+}
+
+void cpu_run(struct cpu *c)
+{
+    run_guarded(c, run_blocks);
 }
