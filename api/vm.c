@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "cpu/cpu.h"
 #include "cpu/flags.h"
@@ -171,4 +172,26 @@ size_t elfemu_maps(const elfemu *vm, elfemu_map *out, size_t max)
 const elfemu_load_info *elfemu_get_load_info(const elfemu *vm)
 {
     return vm->loaded ? &vm->info : NULL;
+}
+
+char *elfemu_find_program(const char *prog)
+{
+    if (strchr(prog, '/'))
+        return strdup(prog);
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    for (;;) {
+        const char *colon = strchr(path, ':');
+        size_t len = colon ? (size_t)(colon - path) : strlen(path);
+        char *cand;
+        if (asprintf(&cand, "%.*s%s%s", (int)len, path, len ? "/" : "", prog) < 0)
+            return NULL;
+        if (access(cand, X_OK) == 0)
+            return cand;
+        free(cand);
+        if (!colon)
+            return strdup(prog);
+        path = colon + 1;
+    }
 }

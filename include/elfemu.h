@@ -61,6 +61,14 @@ typedef struct elfemu_error {
 int elfemu_load(elfemu *vm, const char *path, char *const argv[], char *const envp[],
                 elfemu_error *err);
 
+/**
+ * Find a program the way execvp() does: a name with a slash is used as it
+ * is, a bare name is looked up in $PATH (executable files only).
+ * @return a malloc'd path (the name itself when nothing matches), NULL when
+ *         out of memory.
+ */
+char *elfemu_find_program(const char *name);
+
 /** The guest's word size: 64 for x86_64, 32 for ia32 (0 before a load). */
 int elfemu_bits(const elfemu *vm);
 

@@ -12,47 +12,6 @@
 
 extern char **environ;
 
-/* Like execvp(): a PROGRAM without a slash is looked up in $PATH. */
-static char *resolve(const char *prog)
-{
-    if (strchr(prog, '/'))
-        return strdup(prog);
-    const char *path = getenv("PATH");
-    if (!path || !*path)
-        path = "/usr/local/bin:/usr/bin:/bin";
-    while (*path) {
-        const char *colon = strchr(path, ':');
-        size_t len = colon ? (size_t)(colon - path) : strlen(path);
-        char *cand;
-        if (asprintf(&cand, "%.*s%s%s", (int)len, path, len ? "/" : "", prog) < 0)
-            return NULL;
-        if (access(cand, F_OK) == 0)
-            return cand;
-        free(cand);
-        path += len + (colon ? 1 : 0);
-    }
-    return strdup(prog);
-}
-
-/* End the way the guest ended: its exit status, or death by its signal so
- * that our parent sees exactly what it would have seen natively. */
-static void exit_like(const elfemu_exit *x)
-{
-    fflush(NULL);
-    if (!x->signaled)
-        exit(x->code);
-    /* Like the kernel for the guest: no core file of the emulator. */
-    struct rlimit no_core = { 0, 0 };
-    setrlimit(RLIMIT_CORE, &no_core);
-    signal(x->code, SIG_DFL);
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, x->code);
-    sigprocmask(SIG_UNBLOCK, &set, NULL);
-    raise(x->code);
-    exit(128 + x->code);
-}
-
 int main(int argc, char **argv)
 {
     struct options o;
@@ -61,7 +20,7 @@ int main(int argc, char **argv)
         options_free(&o);
         return r > 0 ? 0 : 2;
     }
-    char *path = resolve(o.program);
+    char *path = elfemu_find_program(o.program);
     char **gargv = calloc((size_t)o.nargs + 2, sizeof(char *));
     elfemu *vm = elfemu_create(&o.cfg);
     int status = 1;

@@ -218,29 +218,6 @@ static int parse(struct cmdline *c, int argc, char **argv)
     return 0;
 }
 
-/* Like execvp(): a PROGRAM without a slash is looked up in $PATH. */
-static char *resolve(const char *prog)
-{
-    if (strchr(prog, '/'))
-        return strdup(prog);
-    const char *path = getenv("PATH");
-    if (!path || !*path)
-        path = "/usr/local/bin:/usr/bin:/bin";
-    for (;;) {
-        const char *colon = strchr(path, ':');
-        size_t len = colon ? (size_t)(colon - path) : strlen(path);
-        char *cand;
-        if (asprintf(&cand, "%.*s%s%s", (int)len, path, len ? "/" : "", prog) < 0)
-            return NULL;
-        if (access(cand, X_OK) == 0)
-            return cand;
-        free(cand);
-        if (!colon)
-            return strdup(prog);
-        path = colon + 1;
-    }
-}
-
 int main(int argc, char **argv)
 {
     struct cmdline c;
@@ -255,7 +232,7 @@ int main(int argc, char **argv)
         free(c.env.v);
         return st;
     }
-    char *path = resolve(c.prog[0]);
+    char *path = elfemu_find_program(c.prog[0]);
     if (!path) {
         free(c.env.v);
         return DT_EXIT_ERROR;
