@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -103,4 +104,21 @@ int64_t sys_getrandom(struct cpu *c, const uint64_t a[6])
 {
     void *buf = guest_buf(c, a[0], a[1], PROT_WRITE);
     return buf ? host_ret(syscall(SYS_getrandom, buf, a[1], (unsigned)a[2])) : -EFAULT;
+}
+
+int64_t sys_sched_yield(struct cpu *c, const uint64_t a[6])
+{
+    return host_ret(syscall(SYS_sched_yield));
+}
+
+int64_t sys_sched_getaffinity(struct cpu *c, const uint64_t a[6])
+{
+    void *mask = guest_buf(c, a[2], a[1], PROT_WRITE);
+    return mask ? host_ret(syscall(SYS_sched_getaffinity, (pid_t)a[0], a[1], mask)) : -EFAULT;
+}
+
+int64_t sys_sysinfo(struct cpu *c, const uint64_t a[6])
+{
+    void *info = guest_buf(c, a[0], sizeof(struct sysinfo), PROT_WRITE);
+    return info ? host_ret(syscall(SYS_sysinfo, info)) : -EFAULT;
 }
