@@ -161,3 +161,30 @@ int harness_compare(const uint8_t *code, size_t len, struct hstate *s, uint64_t 
     memcpy(s, &native, sizeof(*s));
     return bad;
 }
+
+int harness_host_has(const char *flags)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return 0;
+    char line[8192];
+    int ok = 0;
+    while (fgets(line, sizeof(line), f)) {
+        if (strncmp(line, "flags", 5) != 0)
+            continue;
+        ok = 1;
+        char want[256];
+        snprintf(want, sizeof(want), "%s", flags);
+        for (char *w = strtok(want, " "); w; w = strtok(NULL, " ")) {
+            char pat[64];
+            snprintf(pat, sizeof(pat), " %s", w);
+            char *p = strstr(line, pat);
+            size_t n = strlen(pat);
+            if (!p || (p[n] != ' ' && p[n] != '\n'))
+                ok = 0;
+        }
+        break;
+    }
+    fclose(f);
+    return ok;
+}

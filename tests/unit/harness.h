@@ -40,6 +40,14 @@ int harness_emu(const uint8_t *code, size_t len, struct hstate *s);
 int harness_compare(const uint8_t *code, size_t len, struct hstate *s, uint64_t flag_mask,
                     const char *what);
 
+/* True when the host CPU has every feature in flags (space-separated names
+ * as in /proc/cpuinfo, e.g. "bmi1 bmi2 adx"): the native side of a test can
+ * only run instructions the host has. */
+int harness_host_has(const char *flags);
+
+/* The exit status ctest treats as "skipped" (SKIP_RETURN_CODE). */
+#define HARNESS_SKIP 77
+
 /* Accessors into the FXSAVE image. */
 static inline void *hs_xmm(struct hstate *s, int i) { return s->fx + 160 + 16 * i; }
 static inline uint32_t *hs_mxcsr(struct hstate *s) { return (uint32_t *)(s->fx + 24); }

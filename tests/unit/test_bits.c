@@ -240,6 +240,10 @@ END_TEST
 
 int main(void)
 {
+    if (!harness_host_has("popcnt abm bmi1")) {
+        printf("skip: the host CPU lacks one of popcnt abm bmi1, needed for the native side\n");
+        return HARNESS_SKIP;
+    }
     Suite *s = suite_create("bits");
     TCase *t = tcase_create("bits");
     tcase_add_loop_test(t, bt_register_destination, 0, 4);
