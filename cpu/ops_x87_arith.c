@@ -228,7 +228,7 @@ REG(de_7, 0xde, 0xf9, D_STI, 1, C1, false)
 REG(fucompp, 0xda, 0xe9, D_NONE, 2, CC, false)
 REG(fucom, 0xdd, 0xe1, D_NONE, 0, CC, false)
 REG(fucomp, 0xdd, 0xe9, D_NONE, 1, CC, false)
-#define FCOMI_BODY(b0, b1) ".byte " #b0 ", " #b1 "\n\tsetz %[zf]\n\tsetp %[pf]\n\tsetc %[cf]"
+#define FCOMI_BODY(b0, b1) ".byte " #b0 ", " #b1 "\n\tsetz " X87_F(zf) "\n\tsetp " X87_F(pf) "\n\tsetc " X87_F(cf)
 #define REGI(name, b0, b1, npop)                                                        \
     X87_KERNEL(k_##name, X87_LOAD2, FCOMI_BODY(b0, b1))                                 \
     static void op_##name(struct cpu *c, const struct op *op)                           \

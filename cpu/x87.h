@@ -169,9 +169,13 @@ struct x87_io {
     uint8_t zf, pf, cf;   /* EFLAGS after FCOMI and friends */
 };
 
+/* The fields of struct x87_io are addressed from one base register (%[p])
+ * plus constant offsets, so that the kernel needs few registers even in an
+ * unoptimised build; only the instruction's own memory operand is %[m]. */
+#define X87_F(field) "%c[o_" #field "](%[p])"
 #define X87_LOAD0 ""
-#define X87_LOAD1 "fldt %[a]\n\t"
-#define X87_LOAD2 "fldt %[b]\n\tfldt %[a]\n\t"
+#define X87_LOAD1 "fldt " X87_F(a) "\n\t"
+#define X87_LOAD2 "fldt " X87_F(b) "\n\tfldt " X87_F(a) "\n\t"
 
 /* TOP unchanged since the start (its value is in dx)?  Then we are done. */
 #define X87_IF_EMPTY_DONE "fnstsw %%ax\n\txor %%dx, %%ax\n\ttest $0x3800, %%ax\n\tjz 1f\n\t"
@@ -181,25 +185,33 @@ struct x87_io {
 #define X87_KERNEL(name, LOADS, INSN)                                                   \
     static inline void name(struct x87_io *io)                                          \
     {                                                                                   \
-        __asm__ volatile("fnstcw %[save]\n\t"                                           \
+        __asm__ volatile("fnstcw " X87_F(save) "\n\t"                                  \
                          "fnclex\n\t"                                                   \
                          "fnstsw %%ax\n\t"                                              \
                          "mov %%ax, %%dx\n\t"                                           \
-                         "fldcw %[cw]\n\t" LOADS                                        \
-                         "fnstsw %[sw0]\n\t" INSN "\n\t"                                \
-                         "fnstsw %[sw]\n\t"                                             \
+                         "fldcw " X87_F(cw) "\n\t" LOADS                               \
+                         "fnstsw " X87_F(sw0) "\n\t" INSN "\n\t"                      \
+                         "fnstsw " X87_F(sw) "\n\t"                                     \
                          "fnclex\n\t"                                                   \
-                         "fldcw %[save]\n\t" X87_IF_EMPTY_DONE                          \
-                         "fstpt %[r0]\n\t" X87_IF_EMPTY_DONE                            \
-                         "fstpt %[r1]\n\t" X87_IF_EMPTY_DONE                            \
+                         "fldcw " X87_F(save) "\n\t" X87_IF_EMPTY_DONE                 \
+                         "fstpt " X87_F(r0) "\n\t" X87_IF_EMPTY_DONE                   \
+                         "fstpt " X87_F(r1) "\n\t" X87_IF_EMPTY_DONE                   \
                          "fstp %%st(0)\n"                                               \
                          "1:"                                                           \
-                         : [r0] "=m"(io->r[0]), [r1] "=m"(io->r[1]), [sw0] "=m"(io->sw0), \
-                           [sw] "=m"(io->sw), [save] "=m"(io->save), [m] "+m"(io->m),   \
-                           [zf] "=m"(io->zf), [pf] "=m"(io->pf), [cf] "=m"(io->cf)      \
-                         : [cw] "m"(io->cw), [a] "m"(io->a), [b] "m"(io->b)             \
-                         : "ax", "dx", "cc", "st", "st(1)", "st(2)", "st(3)", "st(4)",  \
-                           "st(5)", "st(6)", "st(7)");                                  \
+                         : [m] "+m"(io->m)                                              \
+                         : [p] "r"(io), [o_a] "i"(offsetof(struct x87_io, a)),          \
+                           [o_b] "i"(offsetof(struct x87_io, b)),                       \
+                           [o_r0] "i"(offsetof(struct x87_io, r[0])),                   \
+                           [o_r1] "i"(offsetof(struct x87_io, r[1])),                   \
+                           [o_cw] "i"(offsetof(struct x87_io, cw)),                     \
+                           [o_save] "i"(offsetof(struct x87_io, save)),                 \
+                           [o_sw0] "i"(offsetof(struct x87_io, sw0)),                   \
+                           [o_sw] "i"(offsetof(struct x87_io, sw)),                     \
+                           [o_zf] "i"(offsetof(struct x87_io, zf)),                     \
+                           [o_pf] "i"(offsetof(struct x87_io, pf)),                     \
+                           [o_cf] "i"(offsetof(struct x87_io, cf))                      \
+                         : "ax", "dx", "cc", "memory", "st", "st(1)", "st(2)", "st(3)",  \
+                           "st(4)", "st(5)", "st(6)", "st(7)");                         \
     }
 
 /* The host instruction's effect on its stack: +1 pushed, -1/-2 popped. */

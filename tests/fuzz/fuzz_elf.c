@@ -84,7 +84,7 @@ static void check_image(const elfemu_image *img, const char *what, size_t nmaps)
             if (strcmp(maps[m].name, "[stack]") != 0 && strcmp(maps[m].name, "[vdso]") != 0)
                 continue;
             if (lo < maps[m].end && maps[m].start < hi) {
-                char d[160];
+                char d[400];
                 snprintf(d, sizeof(d), "%s segment [%#" PRIx64 ", %#" PRIx64 ") under %s", what,
                          lo, hi, maps[m].name);
                 broken("a loaded segment was replaced", d);
