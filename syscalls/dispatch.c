@@ -11,15 +11,20 @@
 #include "syscalls/syscalls.h"
 
 static sys_handler table_64[SYS_TABLE_SIZE], table_32[SYS_TABLE_SIZE];
+const char *sys_spec_64[SYS_TABLE_SIZE], *sys_spec_32[SYS_TABLE_SIZE];
 
 /* Both tables from the one list. */
 __attribute__((constructor)) static void build_tables(void)
 {
-#define SYSCALL(name, nr64, nr32)                                                       \
-    if ((nr64) >= 0)                                                                    \
+#define SYSCALL(name, nr64, nr32, spec)                                                 \
+    if ((nr64) >= 0) {                                                                  \
         table_64[(nr64)] = sys_##name;                                                  \
-    if ((nr32) >= 0)                                                                    \
-        table_32[(nr32)] = sys_##name;
+        sys_spec_64[(nr64)] = spec;                                                     \
+    }                                                                                   \
+    if ((nr32) >= 0) {                                                                  \
+        table_32[(nr32)] = sys_##name;                                                  \
+        sys_spec_32[(nr32)] = spec;                                                     \
+    }
 #include "syscalls/list.h"
 #undef SYSCALL
 }

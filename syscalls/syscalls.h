@@ -14,12 +14,14 @@
  * returns the result or -errno, as the kernel does. */
 typedef int64_t (*sys_handler)(struct cpu *c, const uint64_t a[6]);
 
-#define SYSCALL(name, nr64, nr32) int64_t sys_##name(struct cpu *c, const uint64_t a[6]);
+#define SYSCALL(name, nr64, nr32, spec) int64_t sys_##name(struct cpu *c, const uint64_t a[6]);
 #include "syscalls/list.h"
 #undef SYSCALL
 
 extern const char *const sys_names_64[SYS_TABLE_SIZE];
 extern const char *const sys_names_32[SYS_TABLE_SIZE];
+/* The argument descriptions of list.h by number (NULL: not served). */
+extern const char *sys_spec_64[SYS_TABLE_SIZE], *sys_spec_32[SYS_TABLE_SIZE];
 
 /* ------------------------------------------------------------ guest memory
  * Every guest pointer goes through these before the host sees it: a bad
