@@ -46,6 +46,12 @@ static inline int64_t host_ret(int64_t r);
 #include <errno.h>
 static inline int64_t host_ret(int64_t r) { return r < 0 ? -errno : r; }
 
+/* A thread-like clone (CLONE_VM|CLONE_THREAD...) on a new host thread
+ * (syscalls/thread.c); sys_clone and sys_clone3 (fork.c) hand those to it.
+ * Returns the new thread's tid or -errno. */
+int64_t thread_clone(struct cpu *c, uint64_t flags, uint64_t stack, uint64_t ptid,
+                     uint64_t ctid, uint64_t tls);
+
 /* The guest's own executable (for /proc/self/exe); set by the VM. */
 void sys_set_exe(const char *path);
 const char *sys_exe(void);

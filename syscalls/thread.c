@@ -55,3 +55,11 @@ int64_t sys_futex(struct cpu *c, const uint64_t a[6])
     }
     return host_ret(syscall(SYS_futex, uaddr, op, (uint32_t)a[2], arg4, uaddr2, (uint32_t)a[5]));
 }
+
+/* Guest threads are not served yet: the honest answer until they are. */
+int64_t thread_clone(struct cpu *c, uint64_t flags, uint64_t stack, uint64_t ptid,
+                     uint64_t ctid, uint64_t tls)
+{
+    (void)c, (void)flags, (void)stack, (void)ptid, (void)ctid, (void)tls;
+    return -ENOSYS;
+}
