@@ -1,0 +1,95 @@
+/* Relations between processes: waiting for children, sending signals,
+ * process groups and sessions.  Guest pids and tids are the host's, so
+ * these are forwarded; what the host writes goes to host buffers first and
+ * is copied out afterwards the way the kernel does it (a bad status or
+ * rusage pointer is reported after the child was reaped, as on Linux). */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "syscalls/syscalls.h"
+
+/* wait4(pid, status, options, rusage): kernel_wait4() and sys_wait4(). */
+int64_t sys_wait4(struct cpu *c, const uint64_t a[6])
+{
+    int status = 0;
+    struct rusage ru;
+    int64_t r = host_ret(syscall(SYS_wait4, (pid_t)a[0], a[1] ? &status : NULL, (int)a[2],
+                                 a[3] ? &ru : NULL));
+    if (r > 0 && a[1] && copy_to_guest(c, a[1], &status, sizeof(status)) != 0)
+        return -EFAULT;
+    if (r > 0 && a[3] && copy_to_guest(c, a[3], &ru, sizeof(ru)) != 0)
+        return -EFAULT;
+    return r;
+}
+
+/* waitid(idtype, id, infop, options, rusage): the kernel writes only the
+ * fields below of *infop (zeros when WNOHANG found nothing), so only those
+ * are copied; the rest of the guest's siginfo stays as it was. */
+int64_t sys_waitid(struct cpu *c, const uint64_t a[6])
+{
+    siginfo_t si;
+    struct rusage ru;
+    memset(&si, 0, sizeof(si));
+    int64_t r = host_ret(syscall(SYS_waitid, (int)a[0], (pid_t)a[1], &si, (int)a[3],
+                                 a[4] ? &ru : NULL));
+    if (r < 0)
+        return r;
+    bool found = si.si_signo != 0;
+    if (found && a[4] && copy_to_guest(c, a[4], &ru, sizeof(ru)) != 0)
+        return -EFAULT;
+    if (!a[2])
+        return 0;
+    uint8_t *info = guest_buf(c, a[2], sizeof(siginfo_t), PROT_WRITE);
+    if (!info)
+        return -EFAULT;
+    /* si_signo, si_errno, si_code; then si_pid, si_uid, si_status. */
+    memcpy(info, &si, 12);
+    memcpy(info + 16, (const uint8_t *)&si + 16, 12);
+    return 0;
+}
+
+int64_t sys_kill(struct cpu *c, const uint64_t a[6])
+{
+    return host_ret(syscall(SYS_kill, (pid_t)a[0], (int)a[1]));
+}
+
+int64_t sys_tkill(struct cpu *c, const uint64_t a[6])
+{
+    return host_ret(syscall(SYS_tkill, (pid_t)a[0], (int)a[1]));
+}
+
+int64_t sys_tgkill(struct cpu *c, const uint64_t a[6])
+{
+    return host_ret(syscall(SYS_tgkill, (pid_t)a[0], (pid_t)a[1], (int)a[2]));
+}
+
+int64_t sys_setpgid(struct cpu *c, const uint64_t a[6])
+{
+    return host_ret(syscall(SYS_setpgid, (pid_t)a[0], (pid_t)a[1]));
+}
+
+int64_t sys_getpgid(struct cpu *c, const uint64_t a[6])
+{
+    return host_ret(syscall(SYS_getpgid, (pid_t)a[0]));
+}
+
+int64_t sys_getpgrp(struct cpu *c, const uint64_t a[6])
+{
+    return host_ret(syscall(SYS_getpgrp));
+}
+
+int64_t sys_setsid(struct cpu *c, const uint64_t a[6])
+{
+    return host_ret(syscall(SYS_setsid));
+}
+
+int64_t sys_getsid(struct cpu *c, const uint64_t a[6])
+{
+    return host_ret(syscall(SYS_getsid, (pid_t)a[0]));
+}
