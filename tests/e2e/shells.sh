@@ -1,0 +1,93 @@
+#!/bin/sh
+# shells.sh ELFEMU: bash and dash scripts run under elfemu, compared with their
+# native runs (stdout, exit status, stderr; see lib.sh). The POSIX scripts run
+# under both shells, the bash ones under bash only.
+. "$(dirname "$0")/lib.sh"
+need bash dash
+
+scripts() {
+    mkdir d && printf 'one\ntwo\nthree\n' >d/lines
+
+    # Only builtins: variables, arithmetic, control flow, functions, words.
+    cat >basic.sh <<'EOF'
+fib() { if [ "$1" -lt 2 ]; then r=$1; else fib $(($1 - 1)); a=$r; fib $(($1 - 2)); r=$((a + r)); fi; }
+fib 15; echo "fib 15 = $r"
+i=0 sum=0
+while [ $i -lt 100 ]; do i=$((i + 1)); sum=$((sum + i * i)); done
+printf 'sum of squares %d, hex %x\n' $sum $sum
+for w in alpha beta "gamma delta"; do
+    case $w in a*) echo "a-word $w" ;; *\ *) echo "two words: $w" ;; *) echo "other $w" ;; esac
+done
+x=/usr/lib/x86_64/libfoo.so.1
+echo "${x##*/} ${x%/*} ${x#/usr} ${#x} ${y:-default} ${z:=assigned} $z"
+set -- one "two three" four
+echo "$# args, second is '$2'"; shift 2; echo "now $# : $*"
+IFS=: read -r a b c <<'X'
+p:q:r
+X
+echo "$c$b$a"
+while read -r line; do n=$((${n:-0} + 1)); echo "$n: $line"; done <d/lines
+printf '%s|%5d|%-6s|%.3f\n' str 42 left 2.5
+OPTIND=1
+while getopts "ab:c" o -a -b val -c; do echo "opt $o ${OPTARG:-}"; done
+f() { local v=inner; echo "in f: $v"; return 7; }
+v=outer; f; echo "status $? and v=$v"
+[ -d d ] && [ ! -e nope ] && echo tests ok
+false || echo "or ok"; true && echo "and ok"
+echo $((7 / 2)) $((7 % 3)) $((1 << 10)) $((0x1f)) $((-5 / 2)) $(( (3 > 2) && (1 != 1) ))
+unset x; echo "x is ${x-unset}"
+echo "redirected" >out.txt; read -r back <out.txt; echo "read back: $back"
+exit 3
+EOF
+
+    # Here-documents read by builtins (so no process is started): quoted ones,
+    # which dash also serves without a fork, under both shells...
+    cat >heredoc.sh <<'EOF'
+while read -r a b; do echo "[$b/$a]"; done <<'END'
+1 x
+2 $y
+END
+IFS= read -r l <<-'END'
+	tab stripped
+	END
+echo "<$l>"
+EOF
+    # ...and expanding ones under bash.
+    cat >heredoc_bash.sh <<'EOF'
+name=world
+while IFS= read -r l; do echo "$l"; done <<END
+hello $name, $((6 * 7))
+  indented \$ literal ${name#w}
+END
+while IFS= read -r l; do echo "$l"; done <<-END
+	tabs stripped for $name
+	END
+EOF
+
+    # bash only: arrays, [[ ]], expansions.
+    cat >bashisms.sh <<'EOF'
+a=(zero one two three); a+=(four)
+echo "${#a[@]} ${a[2]} ${a[@]:1:2} ${!a[*]}"
+declare -A m=([k1]=v1 [k2]=v2); for k in k2 k1; do echo "$k=${m[$k]}"; done
+s="Hello World"; echo "${s,,} ${s^^} ${s//o/0} ${s:6:3}"
+[[ $s == Hel* && $s =~ W(or)ld ]] && echo "match ${BASH_REMATCH[1]}"
+printf -v pv '%03d' 7; echo "printf -v $pv"
+echo {a..e} {1..10..3}
+mapfile -t lines <d/lines; echo "mapfile ${#lines[@]}: ${lines[1]}"
+f() { echo "FUNCNAME $FUNCNAME $#"; }; f 1 2
+(( i = 2 ** 10 )); echo "i=$i"
+shopt -s extglob; x=aaab; echo "${x/+(a)/X}"
+declare -i n=5; n+=3; echo "declare -i $n"
+EOF
+}
+fixture scripts
+
+for sh in bash dash; do
+    same "$sh: builtins, functions, arithmetic" -- $sh basic.sh
+    same "$sh: quoted here-documents" -- $sh heredoc.sh
+    same "$sh -c with a syntax error" -- $sh -c 'if then fi'
+done
+same "bash: expanding here-documents" -- bash heredoc_bash.sh
+same "bash: arrays, [[ ]], expansions" -- bash bashisms.sh
+same "bash --version" -- bash --version
+finish
