@@ -2,6 +2,7 @@
  * loader's record, and the CPU together. */
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "cpu/flags.h"
 #include "cpu/fpstate.h"
 #include "loader/loader.h"
+#include "syscalls/strace.h"
 #include "syscalls/syscalls.h"
 
 struct elfemu {
@@ -44,6 +46,17 @@ elfemu *elfemu_create(const elfemu_config *cfg)
         return NULL;
     }
     vm->cfg.sysroot = vm->sysroot;
+    const char *trace_file = vm->cfg.trace_file;
+    vm->cfg.trace_file = NULL; /* not owned: used here only */
+    if (vm->cfg.strace && !strace_on) {
+        int r = strace_open(trace_file, vm->cfg.trace_append);
+        if (r < 0) {
+            free(vm->sysroot);
+            free(vm);
+            errno = -r;
+            return NULL;
+        }
+    }
     ldr_rng_init(&vm->rng, vm->cfg.have_seed, vm->cfg.seed);
     return vm;
 }
@@ -89,11 +102,41 @@ int elfemu_bits(const elfemu *vm)
     return vm->loaded ? vm->info.bits : 0;
 }
 
+/* --strace's last lines: how the process ended.  Temporary until guest
+ * signal delivery exists (the sig work): a guest killed by a synchronous
+ * fault gets its `--- SIGSEGV {...} ---` line here, from the fault record;
+ * then the signal code calls strace_signal() when it delivers. */
+static __attribute__((cold)) void strace_end(struct cpu *c)
+{
+    if (c->stop == CPU_EXITED) {
+        strace_exited(c->stop_code);
+        return;
+    }
+    if (c->stop_code == c->fault_sig) {
+        siginfo_t si;
+        memset(&si, 0, sizeof(si));
+        si.si_signo = c->fault_sig;
+        si.si_code = c->fault_code;
+        /* A fault the host MMU raised carries no code: the kernel's rule
+         * is MAPERR where nothing is mapped, ACCERR where the protection
+         * forbade the access. */
+        if (si.si_code == 0 && c->fault_sig == SIGSEGV)
+            si.si_code = mm_find_vma(c->mm, c->fault_addr) ? SEGV_ACCERR : SEGV_MAPERR;
+        else if (si.si_code == 0 && c->fault_sig == SIGBUS)
+            si.si_code = BUS_ADRERR;
+        si.si_addr = (void *)(uintptr_t)c->fault_addr;
+        strace_signal(c, &si);
+    }
+    strace_killed(c->stop_code);
+}
+
 int elfemu_run(elfemu *vm, elfemu_exit *out)
 {
     if (!vm->loaded)
         return -1;
     cpu_run(&vm->cpu);
+    if (UNLIKELY(strace_on))
+        strace_end(&vm->cpu);
     out->signaled = vm->cpu.stop == CPU_SIGNALED;
     out->code = vm->cpu.stop_code;
     return 0;

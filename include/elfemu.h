@@ -32,6 +32,15 @@ typedef struct elfemu_config {
     const char *sysroot;
     /** Log unimplemented instructions and syscalls (on by default). */
     bool log_unimplemented;
+    /** Trace every syscall in strace's style (--strace).  Process-wide:
+     *  the first VM created with it decides where the lines go. */
+    bool strace;
+    /** Where the trace goes: NULL for stderr, else this file, created and
+     *  truncated (or appended to when @ref trace_append is set). */
+    const char *trace_file;
+    /** Append to @ref trace_file (what a re-executed elfemu does after the
+     *  guest's execve, so the whole process tree traces into one file). */
+    bool trace_append;
 } elfemu_config;
 
 /** Fill @p cfg with the defaults: deterministic layout, host randomness, no sysroot. */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "syscalls/strace.h"
 #include "syscalls/syscalls.h"
 
 static sys_handler table_64[SYS_TABLE_SIZE], table_32[SYS_TABLE_SIZE];
@@ -44,11 +45,26 @@ static __attribute__((cold)) int64_t sys_unknown(struct cpu *c, uint64_t nr,
     return -ENOSYS;
 }
 
+/* --strace's path: the same call between the hook's two halves. */
+static __attribute__((cold, noinline)) int64_t traced(struct cpu *c, uint64_t nr,
+                                                      const uint64_t a[6], sys_handler h,
+                                                      const char *const *names)
+{
+    strace_enter(c, nr, a);
+    int64_t r = h ? h(c, a) : sys_unknown(c, nr, names);
+    strace_leave(c, r);
+    return r;
+}
+
 void sys_dispatch_64(struct cpu *c)
 {
     uint64_t nr = c->r[R_AX];
     const uint64_t a[6] = { c->r[R_DI], c->r[R_SI], c->r[R_DX], c->r[R_10], c->r[R_8], c->r[R_9] };
     sys_handler h = nr < SYS_TABLE_SIZE ? table_64[nr] : NULL;
+    if (UNLIKELY(strace_on)) {
+        c->r[R_AX] = (uint64_t)traced(c, nr, a, h, sys_names_64);
+        return;
+    }
     c->r[R_AX] = (uint64_t)(h ? h(c, a) : sys_unknown(c, nr, sys_names_64));
 }
 
@@ -58,7 +74,8 @@ void sys_dispatch_32(struct cpu *c)
     const uint64_t a[6] = { (uint32_t)c->r[R_BX], (uint32_t)c->r[R_CX], (uint32_t)c->r[R_DX],
                             (uint32_t)c->r[R_SI], (uint32_t)c->r[R_DI], (uint32_t)c->r[R_BP] };
     sys_handler h = nr < SYS_TABLE_SIZE ? table_32[nr] : NULL;
-    int64_t r = h ? h(c, a) : sys_unknown(c, nr, sys_names_32);
+    int64_t r = UNLIKELY(strace_on) ? traced(c, nr, a, h, sys_names_32)
+                                    : h ? h(c, a) : sys_unknown(c, nr, sys_names_32);
     c->r[R_AX] = (uint32_t)r;
 }
 

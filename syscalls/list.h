@@ -7,32 +7,48 @@
  *   result: d  int, an error shown as -1 ENAME (text)
  *           x  address or hex value (mmap, brk); errors as for d
  *           o  octal (umask)
- *           n  does not return (exit)
- *   args:   d int       u unsigned     x hex          p pointer
- *           f fd        D dirfd (AT_FDCWD)             s string (path)
+ *           n  does not return (exit): shown as "= ?" before the call
+ *   args:   d int          l long (offsets)   u unsigned long (sizes)
+ *           x hex          p pointer (NULL or hex)
+ *           f fd           D dirfd (AT_FDCWD)
+ *           s string (path, shown whole)       z string (not a path: 32 bytes shown)
  *           b buffer the call reads, its length is the next argument
  *           B buffer the call writes, its length is the result
  *           v iovec array read (count: next arg)      V iovec array written
- *           o open flags   m mode (octal)   P mmap prot    M mmap flags
- *           a AT_* flags   w lseek whence   S signal       c clone flags
- *           F fcntl cmd    I ioctl request  k clock id     X futex op
- *           R arch_prctl code               e string array (argv, envp)
+ *           o open flags   m mode (octal; after o only with O_CREAT/O_TMPFILE)
+ *           C descriptor flags: O_* bits without an access mode (pipe2, dup3,
+ *             eventfd2, inotify_init1...), O_CLOEXEC|O_NONBLOCK or 0
+ *           P mmap prot    M mmap flags   a AT_* flags   w lseek whence
+ *           S signal       c clone flags  K access mode (F_OK, R_OK|W_OK)
+ *           F fcntl cmd (the next argument is shown as the command wants it)
+ *           I ioctl request (likewise)     k clock id     X futex op (the
+ *             op decides which of the remaining arguments are shown)
+ *           R arch_prctl code              e string array (argv)
+ *           E environment array: its address and how many strings it holds
  *           t timespec read   T timespec written   h stat written
- *           A sigaction read  q sigset read        Q sigset written
- *           y sockaddr read (length: next arg)     Y sockaddr written
- *           i int* read (e.g. pipe fds are shown after the call when written)
- * strace.c shows letters it does not know as hex. */
+ *           A sigaction read  H sigaction written (old action)
+ *           q sigset read     Q sigset written     g sigprocmask how
+ *           y sockaddr read (length: next arg)
+ *           Y sockaddr written (length: the socklen_t the next arg points to)
+ *           N socket domain (AF_*)         G socket type (SOCK_*|SOCK_CLOEXEC)
+ *           i int* read, shown [5]         U int* written, shown [5]
+ *           j int[2] written (pipe, socketpair fds), shown [3, 4]
+ *           W wait status written, [{WIFEXITED(s) && WEXITSTATUS(s) == 0}]
+ *           O wait options (WNOHANG|__WALL)
+ *           r rlimit resource  Z struct rlimit read  L struct rlimit written
+ * Written arguments are formatted after the call (their address when it
+ * failed).  strace.c shows letters it does not know as hex. */
 /* fs.c */
 SYSCALL(read, 0, -1, "d:fBu")
 SYSCALL(write, 1, 4, "d:fbu")
 SYSCALL(close, 3, -1, "d:f")
 SYSCALL(fstat, 5, -1, "d:fh")
-SYSCALL(lseek, 8, -1, "d:fdw")
-SYSCALL(pread64, 17, -1, "d:fBud")
-SYSCALL(pwrite64, 18, -1, "d:fbud")
+SYSCALL(lseek, 8, -1, "d:flw")
+SYSCALL(pread64, 17, -1, "d:fBul")
+SYSCALL(pwrite64, 18, -1, "d:fbul")
 SYSCALL(readv, 19, -1, "d:fVd")
 SYSCALL(writev, 20, -1, "d:fvd")
-SYSCALL(access, 21, -1, "d:sm")
+SYSCALL(access, 21, -1, "d:sK")
 SYSCALL(ioctl, 16, -1, "d:fIx")
 SYSCALL(dup, 32, -1, "d:f")
 SYSCALL(dup2, 33, -1, "d:ff")
@@ -43,16 +59,16 @@ SYSCALL(openat, 257, -1, "d:Dsom")
 SYSCALL(open, 2, -1, "d:som")
 SYSCALL(newfstatat, 262, -1, "d:Dsha")
 SYSCALL(readlinkat, 267, -1, "d:DsBu")
-SYSCALL(faccessat, 269, -1, "d:Dsm")
-SYSCALL(faccessat2, 439, -1, "d:Dsma")
+SYSCALL(faccessat, 269, -1, "d:DsK")
+SYSCALL(faccessat2, 439, -1, "d:DsKa")
 SYSCALL(getdents64, 217, -1, "d:fpu")
-SYSCALL(pipe2, 293, -1, "d:po")
-SYSCALL(dup3, 292, -1, "d:ffo")
+SYSCALL(pipe2, 293, -1, "d:jC")
+SYSCALL(dup3, 292, -1, "d:ffC")
 /* fs_paths.c */
 SYSCALL(stat, 4, -1, "d:sh")
 SYSCALL(lstat, 6, -1, "d:sh")
 SYSCALL(statx, 332, -1, "d:Dsaxp")
-SYSCALL(fadvise64, 221, -1, "d:fddd")
+SYSCALL(fadvise64, 221, -1, "d:flld")
 SYSCALL(chdir, 80, -1, "d:s")
 SYSCALL(fchdir, 81, -1, "d:f")
 SYSCALL(mkdir, 83, -1, "d:sm")
@@ -76,12 +92,12 @@ SYSCALL(utimensat, 280, -1, "d:Dspa")
 SYSCALL(umask, 95, -1, "o:m")
 SYSCALL(fsync, 74, -1, "d:f")
 SYSCALL(fdatasync, 75, -1, "d:f")
-SYSCALL(ftruncate, 77, -1, "d:fd")
-SYSCALL(truncate, 76, -1, "d:sd")
-SYSCALL(fallocate, 285, -1, "d:fxdd")
-SYSCALL(getxattr, 191, -1, "d:ssBu")
-SYSCALL(lgetxattr, 192, -1, "d:ssBu")
-SYSCALL(fgetxattr, 193, -1, "d:fsBu")
+SYSCALL(ftruncate, 77, -1, "d:fl")
+SYSCALL(truncate, 76, -1, "d:sl")
+SYSCALL(fallocate, 285, -1, "d:fdll")
+SYSCALL(getxattr, 191, -1, "d:szBu")
+SYSCALL(lgetxattr, 192, -1, "d:szBu")
+SYSCALL(fgetxattr, 193, -1, "d:fzBu")
 SYSCALL(listxattr, 194, -1, "d:sBu")
 SYSCALL(llistxattr, 195, -1, "d:sBu")
 SYSCALL(flistxattr, 196, -1, "d:fBu")
@@ -122,8 +138,8 @@ SYSCALL(uname, 63, -1, "d:p")
 SYSCALL(arch_prctl, 158, -1, "d:Rx")
 SYSCALL(set_tid_address, 218, -1, "d:p")
 SYSCALL(set_robust_list, 273, -1, "d:pu")
-SYSCALL(rseq, 334, -1, "d:puxx")
-SYSCALL(prlimit64, 302, -1, "d:ddpp")
+SYSCALL(rseq, 334, -1, "d:pxxx")
+SYSCALL(prlimit64, 302, -1, "d:drZL")
 SYSCALL(getrandom, 318, -1, "d:Bux")
 SYSCALL(sched_yield, 24, -1, "d:")
 SYSCALL(sched_getaffinity, 204, -1, "d:dup")

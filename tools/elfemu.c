@@ -1,4 +1,5 @@
 /* elfemu: run a Linux x86_64 or ia32 ELF program in the emulator. */
+#include <errno.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <stdbool.h>
@@ -45,6 +46,11 @@ int main(int argc, char **argv)
     int status = 1;
     elfemu_exit x = { false, 0 };
     bool ran = false;
+    if (!vm && errno != ENOMEM && o.cfg.strace && o.cfg.trace_file) {
+        fprintf(stderr, "elfemu: cannot open the trace file %s: %s\n", o.cfg.trace_file,
+                strerror(errno));
+        goto out;
+    }
     if (!path || !gargv || !vm) {
         fprintf(stderr, "elfemu: out of memory\n");
         goto out;

@@ -21,6 +21,11 @@ void options_usage(FILE *f)
           "  --seed N           make every random thing (AT_RANDOM, --aslr offsets)\n"
           "                     reproducible from the number N\n"
           "  --aslr             randomise the layout like Linux (default: deterministic)\n"
+          "  --strace           show every syscall in strace's style (to stderr)\n"
+          "  --trace-file FILE  write the --strace lines to FILE instead (truncated)\n"
+          "  --trace-file-append FILE\n"
+          "                     the same, appending (what elfemu passes itself when the\n"
+          "                     guest calls execve, so one file holds the whole tree)\n"
           "  -h, --help         show this help\n"
           "  --version          show the version\n",
           f);
@@ -107,6 +112,14 @@ int options_parse(struct options *o, int argc, char **argv, char **environ)
             o->explain = o->explain_only = true;
         } else if (!strcmp(a, "--aslr")) {
             o->cfg.aslr = true;
+        } else if (!strcmp(a, "--strace")) {
+            o->cfg.strace = true;
+        } else if (!strcmp(a, "--trace-file") || !strcmp(a, "--trace-file-append")) {
+            if (!val)
+                return fail("--trace-file needs a file name", NULL);
+            o->cfg.trace_file = val;
+            o->cfg.trace_append = a[12] != '\0';
+            i++;
         } else if (!strcmp(a, "--seed") || !strncmp(a, "--seed=", 7)) {
             const char *s = a[6] == '=' ? a + 7 : val;
             if (!s)

@@ -1,0 +1,109 @@
+/* --strace internals: a bounded text buffer, the argument and structure
+ * formatters (strace_fmt.c) and the name tables (strace_names.c).
+ *
+ * Formatters that take a guest address read the guest through mm_read(),
+ * so an unmapped or unreadable pointer is shown as its address (as strace
+ * shows a pointer it could not read) and never faults. */
+#ifndef SYSCALLS_STRACE_FMT_H
+#define SYSCALLS_STRACE_FMT_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cpu/cpu.h"
+
+/* strace's default -s 32: strings and buffers show at most this many bytes,
+ * arrays at most this many elements. */
+#define STRACE_MAX_STR 32
+#define STRACE_MAX_PATH 4096
+
+/* A text buffer that silently stops growing at its capacity. */
+struct sbuf {
+    char *p;
+    size_t len, cap;
+};
+
+void sb_init(struct sbuf *b, char *mem, size_t cap);
+void sb_putc(struct sbuf *b, char ch);
+void sb_puts(struct sbuf *b, const char *s);
+void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A table of flag bits or enumerated values, ended by a NULL name. */
+struct strace_flag {
+    uint64_t val;
+    const char *name;
+};
+
+/* Bits of v named from t in table order (a name may cover several bits;
+ * it matches when all its bits are set), the rest as hex: `A|B|0x40`.
+ * v == 0 prints zero_name, or "0" when it is NULL. */
+void fmt_flags(struct sbuf *b, const struct strace_flag *t, uint64_t v, const char *zero_name);
+/* The name of v in t, or v in the fallback printf format (e.g. "%#llx"). */
+void fmt_enum(struct sbuf *b, const struct strace_flag *t, uint64_t v, const char *fallback);
+const char *flag_name(const struct strace_flag *t, uint64_t v);
+
+/* Flag tables (strace_fmt.c). */
+extern const struct strace_flag strace_open_flags[], strace_prot_flags[], strace_map_flags[],
+    strace_at_flags[], strace_whence[], strace_fcntl_cmds[], strace_ioctls[], strace_clocks[],
+    strace_arch_prctl[], strace_clone_flags[], strace_access_modes[], strace_sigmask_how[],
+    strace_wait_opts[], strace_sock_domains[], strace_sock_types[], strace_rlimits[],
+    strace_sa_flags[];
+
+/* The quoted, escaped bytes s[0..n) the way strace prints them: printable
+ * ASCII as is, \t \n \v \f \r \" \\ escaped, other bytes in octal with as
+ * few digits as are unambiguous; "..." follows when more is true. */
+void fmt_quoted(struct sbuf *b, const uint8_t *s, size_t n, bool more);
+
+/* Numbers and pointers. */
+void fmt_ptr(struct sbuf *b, uint64_t v);          /* NULL or 0x... */
+void fmt_hex(struct sbuf *b, uint64_t v);          /* 0 or 0x... */
+void fmt_mode(struct sbuf *b, uint64_t mode);      /* 0644, 000 */
+void fmt_signame(struct sbuf *b, int sig);         /* SIGINT, SIGRT_3, or the number */
+void fmt_open_flags(struct sbuf *b, uint64_t v);   /* O_RDONLY|O_CLOEXEC */
+void fmt_mmap_flags(struct sbuf *b, uint64_t v);   /* MAP_PRIVATE|MAP_ANONYMOUS */
+void fmt_clone_flags(struct sbuf *b, uint64_t v);  /* CLONE_VM|...|SIGCHLD */
+void fmt_sock_type(struct sbuf *b, uint64_t v);    /* SOCK_STREAM|SOCK_CLOEXEC */
+void fmt_sigset_val(struct sbuf *b, uint64_t set); /* [INT TERM], ~[KILL], [] */
+void fmt_futex_op(struct sbuf *b, uint64_t op);    /* FUTEX_WAIT_BITSET_PRIVATE|FUTEX_CLOCK_REALTIME */
+void fmt_wstatus_val(struct sbuf *b, int status);  /* {WIFEXITED(s) && WEXITSTATUS(s) == 0} */
+void fmt_rlim_val(struct sbuf *b, uint64_t v);     /* RLIM64_INFINITY, 8192*1024, 5 */
+
+/* Guest data: each shows the address instead when it cannot be read. */
+size_t guest_read_some(struct cpu *c, uint64_t addr, void *dst, size_t n);
+/* A NUL-terminated string, at most max bytes shown ("..." after more). */
+void fmt_gstr(struct sbuf *b, struct cpu *c, uint64_t addr, size_t max);
+/* len bytes of a buffer, at most STRACE_MAX_STR shown. */
+void fmt_gbuf(struct sbuf *b, struct cpu *c, uint64_t addr, uint64_t len);
+void fmt_argv(struct sbuf *b, struct cpu *c, uint64_t addr);
+void fmt_envp(struct sbuf *b, struct cpu *c, uint64_t addr);
+/* iovec array of n entries; data shows at most total bytes in all
+ * (the result of a readv), or each iov_len when total is UINT64_MAX. */
+void fmt_iovec(struct sbuf *b, struct cpu *c, uint64_t addr, uint64_t n, uint64_t total);
+void fmt_timespec(struct sbuf *b, struct cpu *c, uint64_t addr);
+void fmt_stat(struct sbuf *b, struct cpu *c, uint64_t addr);
+void fmt_sigset(struct sbuf *b, struct cpu *c, uint64_t addr);
+void fmt_sigaction(struct sbuf *b, struct cpu *c, uint64_t addr);
+void fmt_sockaddr(struct sbuf *b, struct cpu *c, uint64_t addr, uint64_t len);
+void fmt_int_ptr(struct sbuf *b, struct cpu *c, uint64_t addr);  /* [5] */
+void fmt_int_pair(struct sbuf *b, struct cpu *c, uint64_t addr); /* [3, 4] */
+void fmt_wstatus(struct sbuf *b, struct cpu *c, uint64_t addr);
+void fmt_rlimit(struct sbuf *b, struct cpu *c, uint64_t addr);
+void fmt_winsize(struct sbuf *b, struct cpu *c, uint64_t addr);
+/* {si_signo=SIGSEGV, si_code=SEGV_MAPERR, si_addr=0x10} */
+void fmt_siginfo(struct sbuf *b, const siginfo_t *si);
+
+/* The whole line (without prefix) of a call name with spec ("R:ARGS" as in
+ * list.h), arguments a and result r, as strace_enter()/strace_leave()
+ * would write it; for tests.  Returns the length written to out. */
+size_t strace_format_line(char *out, size_t cap, struct cpu *c, const char *name,
+                          const char *spec, const uint64_t a[6], int64_t r);
+
+/* Names (strace_names.c). */
+const char *strace_errno_name(int err);  /* "ENOENT", NULL when unknown */
+const char *strace_errno_text(int err);  /* "No such file or directory" */
+const char *strace_signal_name(int sig); /* "SIGSEGV", "SIGRTMIN", "SIGRT_2", NULL */
+const char *strace_si_code_name(int sig, int code); /* "SEGV_MAPERR", "SI_USER", NULL */
+
+#endif

@@ -1,0 +1,62 @@
+#!/bin/sh
+# strace_demo.sh ELFEMU DEMO EXPECTED_DIR: --strace and --trace-file on a
+# libc-free guest (tests/guest/strace_demo_asm64.S) compared line for line
+# with expected files.  Where the real strace works on this host, the
+# expected files are also checked against it (the native oracle), minus
+# strace's first line (the execve elfemu itself performs).
+elfemu=$1 demo=$2 dir=$3
+exec 3>&- 4>&- # the guest's pipe must get fds 3 and 4, as in the expected files
+fails=0
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+check() { # check NAME CONDITION-RESULT
+    if [ "$2" = 0 ]; then echo "ok: $1"; else echo "FAIL: $1"; fails=$((fails + 1)); fi
+}
+same() { # same EXPECTED ACTUAL
+    cmp -s "$1" "$2" && return 0
+    diff "$1" "$2" | head -20 >&2
+    return 1
+}
+
+"$elfemu" --strace "$demo" >"$tmp/out" 2>"$tmp/err" </dev/null
+status=$?
+check "--strace: exit status 0" $([ $status = 0 ]; echo $?)
+check "--strace: trace on stderr as expected" $(same "$dir/strace_demo.expected" "$tmp/err"; echo $?)
+
+# (exec: the shell's own "Segmentation fault" must not land in the file)
+(exec "$elfemu" --strace "$demo" crash >"$tmp/out" 2>"$tmp/err" </dev/null) 2>/dev/null
+status=$?
+check "--strace: killed by SIGSEGV (status $status)" $([ $status = 139 ]; echo $?)
+check "--strace: the fault and the death as expected" $(same "$dir/strace_demo_fault.expected" "$tmp/err"; echo $?)
+
+"$elfemu" --strace --trace-file "$tmp/trace" "$demo" >"$tmp/out" 2>"$tmp/err" </dev/null
+check "--trace-file: nothing on stderr" $([ ! -s "$tmp/err" ]; echo $?)
+check "--trace-file: the file as expected" $(same "$dir/strace_demo.expected" "$tmp/trace"; echo $?)
+"$elfemu" --strace --trace-file "$tmp/trace" "$demo" >"$tmp/out" 2>"$tmp/err" </dev/null
+check "--trace-file: truncates" $(same "$dir/strace_demo.expected" "$tmp/trace"; echo $?)
+"$elfemu" --strace --trace-file-append "$tmp/trace" "$demo" >"$tmp/out" 2>"$tmp/err" </dev/null
+cat "$dir/strace_demo.expected" "$dir/strace_demo.expected" >"$tmp/twice"
+check "--trace-file-append: appends" $(same "$tmp/twice" "$tmp/trace"; echo $?)
+(cd "$tmp" && "$elfemu" --strace --trace-file rel "$demo" >/dev/null 2>&1)
+check "--trace-file: a relative name" $(same "$dir/strace_demo.expected" "$tmp/rel"; echo $?)
+"$elfemu" --strace --trace-file /nonexistent/dir/trace "$demo" >"$tmp/out" 2>"$tmp/err"
+status=$?
+check "--trace-file: unwritable file: status 1, one line" $([ $status = 1 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && grep -q 'trace file' "$tmp/err"; echo $?)
+"$elfemu" "$demo" >"$tmp/out" 2>"$tmp/err" </dev/null
+check "without --strace: no trace" $([ ! -s "$tmp/err" ]; echo $?)
+
+# The native oracle, where strace can trace (ptrace may be forbidden).
+if command -v strace >/dev/null 2>&1 && strace -o "$tmp/probe" true 2>/dev/null; then
+    # stdout to a file: /dev/null would not even read the bad pointer
+    strace -o "$tmp/native" "$demo" >"$tmp/out" 2>&1 </dev/null
+    tail -n +2 "$tmp/native" >"$tmp/native.tail"
+    check "native strace agrees with strace_demo.expected" $(same "$dir/strace_demo.expected" "$tmp/native.tail"; echo $?)
+    (exec strace -o "$tmp/native" "$demo" crash >"$tmp/out" 2>&1 </dev/null) 2>/dev/null
+    tail -n +2 "$tmp/native" >"$tmp/native.tail"
+    check "native strace agrees with strace_demo_fault.expected" $(same "$dir/strace_demo_fault.expected" "$tmp/native.tail"; echo $?)
+else
+    echo "skip: the native oracle (strace cannot trace here)"
+fi
+
+[ $fails = 0 ] || exit 1
