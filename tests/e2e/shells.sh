@@ -64,6 +64,29 @@ while IFS= read -r l; do echo "$l"; done <<-END
 	END
 EOF
 
+    # Subshells, command substitution, pipes and background jobs made of
+    # builtins: the shell forks but execs nothing.
+    cat >forks.sh <<'EOF'
+x=$(echo sub); echo "substitution: $x"
+n=`printf '%s' back`; echo "backticks: $n"
+echo "nested $(echo "in $(echo deeper)")"
+( cd d && echo "subshell in ${PWD##*/}"; exit 4 ); echo "subshell status $?"
+echo "still in ${PWD##*/}"
+echo one two | { read -r a b; echo "piped: $b $a"; }
+printf 'l1\nl2\nl3\n' | while read -r l; do echo "loop $l"; done
+x=$(exit 5); echo "substitution status $?"
+false | true; echo "pipeline status $?"
+{ echo grouped; echo out; } >g.txt; while read -r l; do echo "g: $l"; done <g.txt
+( echo to-stderr >&2 ) 2>&1
+f() { echo "func in $1"; }; r=$(f sub); echo "$r"
+EOF
+
+    # Background jobs and wait (dash waits in sigsuspend: needs signals).
+    cat >jobs.sh <<'EOF'
+echo bg >bg.txt & wait $!; echo "waited $?"; read -r b <bg.txt; echo "bg wrote $b"
+( exit 7 ) & wait $!; echo "background status $?"
+EOF
+
     # bash only: arrays, [[ ]], expansions.
     cat >bashisms.sh <<'EOF'
 a=(zero one two three); a+=(four)
@@ -85,8 +108,10 @@ fixture scripts
 for sh in bash dash; do
     same "$sh: builtins, functions, arithmetic" -- $sh basic.sh
     same "$sh: quoted here-documents" -- $sh heredoc.sh
+    same "$sh: subshells, substitution, pipes of builtins" -- $sh forks.sh
     same "$sh -c with a syntax error" -- $sh -c 'if then fi'
 done
+same "bash: background jobs and wait" -- bash jobs.sh
 same "bash: expanding here-documents" -- bash heredoc_bash.sh
 same "bash: arrays, [[ ]], expansions" -- bash bashisms.sh
 same "bash --version" -- bash --version

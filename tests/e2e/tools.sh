@@ -1,0 +1,56 @@
+#!/bin/sh
+# tools.sh ELFEMU SRC_DIR: sqlite3, gzip, xz, tar, make, grep, sed, awk, diff
+# under elfemu, compared with their native runs (stdout, exit status, stderr;
+# see lib.sh). Round trips feed one emulated program's output to another
+# through the host shell (same_sh), so they need no fork inside the guest.
+. "$(dirname "$0")/lib.sh"
+src=$2
+need sqlite3 gzip xz tar make grep sed awk diff cmp
+
+files() {
+    mkdir -p t/a/b t/c
+    seq 1 20000 >t/nums
+    printf 'alpha\nbeta\ngamma\nalpha beta\n' >t/a/words
+    head -c 70000 /dev/zero | tr '\0' 'z' >t/a/b/zs
+    printf 'x\n' >t/c/x
+    ln -s ../nums t/a/link
+    cat >db.sql <<'EOF'
+create table fruit (name text primary key, qty integer, price real);
+insert into fruit values ('apple', 3, 0.5), ('pear', 10, 0.25), ('fig', 7, 1.75);
+create index by_qty on fruit (qty);
+EOF
+    printf 'first line\nsecond line\nthird\n' >f1
+    printf 'first line\nsecond LINE\nthird\nfourth\n' >f2
+    find . -exec touch -h -d @1000000000 {} +
+}
+fixture files
+
+# sqlite3
+same "sqlite3 :memory:" -- sqlite3 :memory: 'select 1 + 1, upper("abc"), printf("%.3f", 2.0 / 3)'
+same "sqlite3 script from stdin" -i db.sql -- sqlite3 -header -column :memory: \
+    '.read /dev/stdin' 'select * from fruit order by qty' 'select sum(qty * price) from fruit'
+same_sh "sqlite3 database file" -- 'E sqlite3 f.db <db.sql && E sqlite3 f.db "update fruit set qty = qty + 1" &&
+    E sqlite3 -csv f.db "select * from fruit order by name" ".schema" "pragma integrity_check"'
+same "sqlite3 error" -- sqlite3 :memory: 'select * from nope'
+
+# gzip and xz
+same "gzip -c" -- gzip -c -9 -n t/nums
+same_sh "gzip round trip" -- 'E gzip -c t/nums | E gzip -d | cmp - t/nums && echo same'
+same_sh "gzip -t of a corrupt file" -- 'head -c 300 t/a/b/zs | gzip -n >bad.gz; printf garbage >>bad.gz; E gzip -t bad.gz'
+
+# tar
+same "tar cf to stdout, sorted" -- tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -cf - t
+
+# grep, sed, awk, diff
+same "grep -r" -- grep -rn alpha t
+same "grep -c -v -i -E" -- grep -c -v -i -E 'ALPHA|gamma' t/a/words
+same "grep no match" -- grep zzz t/a/words
+same "grep the source tree" -- grep -rl --include='*.h' 'struct cpu' "$src/cpu"
+same "sed script" -- sed -n -e 's/\([0-9]\)\([0-9]\)$/\2\1/p' -e '/^1999[0-9]/q' t/nums
+same_sh "sed -i" -- 'E sed -i -e "s/alpha/ALPHA/g" -e "3d" t/a/words && cat t/a/words'
+same "awk sums and printf" -- awk '{ s += $1; if ($1 % 5000 == 0) printf "%d %.2f\n", NR, s / NR } END { print s, NR }' t/nums
+same "awk fields and arrays" -- awk -F'[ ]' '{ for (i = 1; i <= NF; i++) c[$i]++ } END { for (w in c) n++; print n, c["alpha"], length("héllo") }' t/a/words
+same "diff -u" -- diff -u f1 f2
+same "cmp" -- cmp f1 f2
+
+finish
