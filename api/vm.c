@@ -57,6 +57,12 @@ elfemu *elfemu_create(const elfemu_config *cfg)
             return NULL;
         }
     }
+    if (sys_set_exec_config(vm->cfg.reexec_argv, vm->cfg.sysroot) != 0) {
+        free(vm->sysroot);
+        free(vm);
+        return NULL;
+    }
+    vm->cfg.reexec_argv = NULL; /* the copy lives in syscalls/exec.c */
     ldr_rng_init(&vm->rng, vm->cfg.have_seed, vm->cfg.seed);
     return vm;
 }

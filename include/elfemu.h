@@ -41,6 +41,17 @@ typedef struct elfemu_config {
     /** Append to @ref trace_file (what a re-executed elfemu does after the
      *  guest's execve, so the whole process tree traces into one file). */
     bool trace_append;
+    /**
+     * How a guest execve() runs the new program under elfemu again, so that
+     * the whole process tree stays emulated: the emulator's host path and its
+     * option words (NULL-terminated; e.g. {"/usr/bin/elfemu", "-L", "/sysroot",
+     * NULL}).  The library appends the internal options
+     * `--execve -0 ARGV0 [--close-fd N] -- PATH ARGS...`, which the named
+     * program must understand as the elfemu CLI does.  The guest's envp
+     * becomes the new process's environment.  NULL: execve fails with ENOSYS.
+     * The strings are copied by elfemu_create(); this is process-wide state.
+     */
+    const char *const *reexec_argv;
 } elfemu_config;
 
 /** Fill @p cfg with the defaults: deterministic layout, host randomness, no sysroot. */
@@ -58,6 +69,8 @@ typedef struct elfemu_error {
     int status;
     /** "FILE: reason", without a trailing newline. */
     char message[512];
+    /** The errno execve() would fail with (ENOENT, EACCES, ENOEXEC, ELOOP...). */
+    int errnum;
 } elfemu_error;
 
 /**

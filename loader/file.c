@@ -30,6 +30,7 @@ int ldr_fail(elfemu_error *err, int status, const char *path, const char *fmt, .
     if (!err)
         return -1;
     err->status = status;
+    err->errnum = status == LDR_ENOENT ? ENOENT : ENOEXEC;
     char raw[2 * sizeof(err->message)];
     /* A path too long for the message is shortened in the middle. */
     size_t plen = strlen(path);
@@ -82,8 +83,11 @@ int ldr_open(struct ldr_file *f, const char *path, const char *sysroot, elfemu_e
 done:
     if (e == 0)
         return 0;
-    return ldr_fail(err, e == -ENOENT || e == -ENOTDIR ? LDR_ENOENT : LDR_ENOEXEC, path, "%s",
-                    strerror(-e));
+    ldr_fail(err, e == -ENOENT || e == -ENOTDIR ? LDR_ENOENT : LDR_ENOEXEC, path, "%s",
+             strerror(-e));
+    if (err) /* open_exec() refuses what is no regular file with EACCES */
+        err->errnum = e == -EISDIR ? EACCES : -e;
+    return -1;
 }
 
 void ldr_close(struct ldr_file *f)

@@ -163,8 +163,11 @@ static int open_interp(const struct ldr_elf *prog, const char *prog_path, const 
                        elfemu_error *err)
 {
     elfemu_error inner;
-    if (ldr_open(f, prog->interp, sysroot, &inner) != 0)
-        return ldr_fail(err, inner.status, prog_path, "interpreter %s", inner.message);
+    if (ldr_open(f, prog->interp, sysroot, &inner) != 0) {
+        ldr_fail(err, inner.status, prog_path, "interpreter %s", inner.message);
+        err->errnum = inner.errnum;
+        return -1;
+    }
     if (ldr_elf_read(ie, f, space_size, &inner) != 0)
         return ldr_fail(err, LDR_ENOEXEC, prog_path, "interpreter %s", inner.message);
     if (ie->bits != prog->bits)
@@ -189,6 +192,38 @@ static int copy_vector(char ***out, unsigned *count, char *const in[])
             return -1;
     *count = n;
     return 0;
+}
+
+int ldr_check(const char *path, const char *sysroot, elfemu_error *err)
+{
+    /* The steps of ldr_load() before its point of no return, on their own. */
+    elfemu_load_info *info = calloc(1, sizeof(*info));
+    struct ldr_args args = { 0 };
+    struct ldr_file pf = { .fd = -1 }, inf = { .fd = -1 };
+    struct ldr_elf prog = { 0 }, interp = { 0 };
+    int ret = -1;
+    if (!info || !(args.interp = strdup(path))) {
+        ldr_fail(err, LDR_ENOEXEC, path, "out of memory");
+        err->errnum = ENOMEM;
+        goto out;
+    }
+    if (ldr_follow_scripts(&args, sysroot, info, err) != 0 ||
+        ldr_open(&pf, args.interp, sysroot, err) != 0 ||
+        ldr_elf_read(&prog, &pf, 1ull << 46, err) != 0)
+        goto out;
+    if (prog.has_interp && open_interp(&prog, pf.path, sysroot,
+                                       prog.bits == 64 ? 1ull << 46 : 1ull << 32, &inf,
+                                       &interp, err) != 0)
+        goto out;
+    ret = 0;
+out:
+    free(info);
+    ldr_close(&pf);
+    ldr_close(&inf);
+    ldr_elf_free(&prog);
+    ldr_elf_free(&interp);
+    ldr_args_free(&args);
+    return ret;
 }
 
 int ldr_load(struct mm_space *mm, const struct ldr_params *p, const char *path,

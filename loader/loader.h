@@ -116,6 +116,12 @@ int ldr_load(struct mm_space *mm, const struct ldr_params *p, const char *path,
              char *const argv[], char *const envp[], elfemu_load_info *info,
              elfemu_error *err);
 
+/* Everything ldr_load() checks before it builds the new image (scripts,
+ * the ELF file, its interpreter), without touching any address space: what
+ * execve() must decide before it replaces the process.  0 or -1 with err
+ * (err->errnum is the errno execve() gives). */
+int ldr_check(const char *path, const char *sysroot, elfemu_error *err);
+
 /* ---------------------------------------------------------------- vdso.c */
 /* Map the vDSO for bits below mmap_base; fills info->vdso_*.  0 or -errno. */
 int ldr_map_vdso(struct mm_space *mm, int bits, elfemu_load_info *info);

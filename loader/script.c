@@ -6,6 +6,7 @@
  * script's path, the optional argument and the interpreter name are pushed
  * in front, and the interpreter is loaded instead -- possibly another script,
  * up to the kernel's recursion limit. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +105,7 @@ int ldr_follow_scripts(struct ldr_args *a, const char *sysroot, elfemu_load_info
                 elfemu_error inner = *err;
                 ldr_fail(err, inner.status, info->scripts[depth - 1], "interpreter %s",
                          inner.message);
+                err->errnum = inner.errnum;
             }
             return -1;
         }
@@ -115,10 +117,12 @@ int ldr_follow_scripts(struct ldr_args *a, const char *sysroot, elfemu_load_info
             return ldr_fail(err, LDR_ENOEXEC, a->interp, "cannot read the file");
         if (len < 2 || buf[0] != '#' || buf[1] != '!')
             return 0; /* not a script: the ELF reader decides */
-        if (depth >= LDR_MAX_SCRIPT_DEPTH)
-            return ldr_fail(err, LDR_ENOEXEC, a->interp,
-                            "too many levels of #! interpreters (more than %d)",
-                            LDR_MAX_SCRIPT_DEPTH);
+        if (depth >= LDR_MAX_SCRIPT_DEPTH) {
+            ldr_fail(err, LDR_ENOEXEC, a->interp,
+                     "too many levels of #! interpreters (more than %d)", LDR_MAX_SCRIPT_DEPTH);
+            err->errnum = ELOOP;
+            return -1;
+        }
         char *name, *arg;
         if (parse_shebang(buf, &name, &arg) != 0)
             return ldr_fail(err, LDR_ENOEXEC, a->interp, "bad #! line: no interpreter name");

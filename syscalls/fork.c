@@ -39,6 +39,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "syscalls/strace.h"
 #include "syscalls/syscalls.h"
 
 #ifndef CLONE_CLEAR_SIGHAND
@@ -177,7 +178,8 @@ static int64_t do_clone(struct cpu *c, const struct clone_req *r)
     int64_t pid = host_clone(c, r, &pidfd);
     if (pid != 0) {
         /* WIRE(thread): gthread_fork_parent() here */
-        /* WIRE(strace): strace_forked(false) here */
+        if (pid > 0)
+            strace_forked(false);
         if (pid < 0)
             return pid;
         /* kernel_clone(): the parent's copy of the tid; errors are ignored. */
@@ -192,7 +194,7 @@ static int64_t do_clone(struct cpu *c, const struct clone_req *r)
     /* The child. */
     /* WIRE(thread): gthread_fork_child(c) here */
     /* WIRE(sig): sig_fork_child(c) here */
-    /* WIRE(strace): strace_forked(true) here */
+    strace_forked(true);
     if (r->flags & CLONE_SETTLS)
         c->seg_base[SEG_FS] = r->tls;
     if (r->stack)

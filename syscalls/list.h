@@ -107,6 +107,9 @@ SYSCALL(fork, 57, -1, "d:")
 SYSCALL(vfork, 58, -1, "d:")
 SYSCALL(clone, 56, -1, "d:cpppx")
 SYSCALL(clone3, 435, -1, "d:pu")
+/* exec.c */
+SYSCALL(execve, 59, -1, "d:see")
+SYSCALL(execveat, 322, -1, "d:Dseea")
 /* wait.c */
 SYSCALL(wait4, 61, -1, "d:dpdp")
 SYSCALL(waitid, 247, -1, "d:ddpdp")

@@ -52,6 +52,10 @@ static inline int64_t host_ret(int64_t r) { return r < 0 ? -errno : r; }
 int64_t thread_clone(struct cpu *c, uint64_t flags, uint64_t stack, uint64_t ptid,
                      uint64_t ctid, uint64_t tls);
 
+/* How execve re-enters elfemu (elfemu_config.reexec_argv) and the sysroot
+ * the new program is looked up under; copied, process-wide.  0 or -ENOMEM. */
+int sys_set_exec_config(const char *const *reexec_argv, const char *sysroot);
+
 /* The guest's own executable (for /proc/self/exe); set by the VM. */
 void sys_set_exe(const char *path);
 const char *sys_exe(void);

@@ -1,5 +1,6 @@
 /* elfemu: run a Linux x86_64 or ia32 ELF program in the emulator. */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <stdbool.h>
@@ -34,13 +35,25 @@ static void exit_like(const elfemu_exit *x)
 
 int main(int argc, char **argv)
 {
+    /* Our own binary, before anything can change what /proc/self/exe is:
+     * a guest's execve runs the new program under it again. */
+    static char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    self[n > 0 ? n : 0] = 0;
     struct options o;
     int r = options_parse(&o, argc, argv, environ);
     if (r != 0) {
         options_free(&o);
         return r > 0 ? 0 : 2;
     }
-    char *path = elfemu_find_program(o.program);
+    /* Without our path the guest's execve fails (ENOSYS) rather than
+     * running the new program outside the emulator. */
+    if (n > 0)
+        o.reexec[0] = self;
+    else
+        o.cfg.reexec_argv = NULL;
+    /* A guest's execve names the program exactly: no $PATH search. */
+    char *path = o.execve ? strdup(o.program) : elfemu_find_program(o.program);
     char **gargv = calloc((size_t)o.nargs + 2, sizeof(char *));
     elfemu *vm = elfemu_create(&o.cfg);
     int status = 1;
@@ -59,7 +72,10 @@ int main(int argc, char **argv)
     for (int i = 0; i < o.nargs; i++)
         gargv[i + 1] = o.args[i];
     elfemu_error err;
-    if (elfemu_load(vm, path, gargv, o.env, &err) != 0) {
+    int loaded = elfemu_load(vm, path, gargv, o.env, &err);
+    if (o.close_fd >= 0) /* kept open over the execve only for the loader */
+        close(o.close_fd);
+    if (loaded != 0) {
         fprintf(stderr, "elfemu: %s\n", err.message);
         status = err.status;
         goto out;

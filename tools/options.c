@@ -26,6 +26,9 @@ void options_usage(FILE *f)
           "  --trace-file-append FILE\n"
           "                     the same, appending (what elfemu passes itself when the\n"
           "                     guest calls execve, so one file holds the whole tree)\n"
+          "  --execve           (internal) PROGRAM is a path taken as execve() takes it,\n"
+          "                     not searched in $PATH; used when a guest execs\n"
+          "  --close-fd N       (internal) close descriptor N once PROGRAM is loaded\n"
           "  -h, --help         show this help\n"
           "  --version          show the version\n",
           f);
@@ -73,6 +76,21 @@ static char **env_set(char **env, const char *assignment)
     return e;
 }
 
+/* Remember option words a guest's execve must pass on (cfg.reexec_argv). */
+static int keep(struct options *o, const char *w1, const char *w2)
+{
+    const char **v = realloc(o->reexec, (size_t)(o->nreexec + 3) * sizeof(*v));
+    if (!v)
+        return -1;
+    o->reexec = v;
+    v[o->nreexec++] = w1;
+    if (w2)
+        v[o->nreexec++] = w2;
+    v[o->nreexec] = NULL;
+    o->cfg.reexec_argv = v;
+    return 0;
+}
+
 static int fail(const char *msg, const char *arg)
 {
     fprintf(stderr, "elfemu: %s%s%s (try --help)\n", msg, arg ? ": " : "", arg ? arg : "");
@@ -83,6 +101,10 @@ int options_parse(struct options *o, int argc, char **argv, char **environ)
 {
     memset(o, 0, sizeof(*o));
     elfemu_config_init(&o->cfg);
+    o->close_fd = -1;
+    /* Slot 0 is elfemu's own path, filled in by the caller. */
+    if (keep(o, "", NULL) != 0)
+        return fail("out of memory", NULL);
     int n = 0;
     while (environ && environ[n])
         n++;
@@ -112,13 +134,25 @@ int options_parse(struct options *o, int argc, char **argv, char **environ)
             o->explain = o->explain_only = true;
         } else if (!strcmp(a, "--aslr")) {
             o->cfg.aslr = true;
+            if (keep(o, a, NULL) != 0)
+                return fail("out of memory", NULL);
         } else if (!strcmp(a, "--strace")) {
+            /* passed on to a re-executed elfemu by strace_reexec_args() */
             o->cfg.strace = true;
         } else if (!strcmp(a, "--trace-file") || !strcmp(a, "--trace-file-append")) {
             if (!val)
                 return fail("--trace-file needs a file name", NULL);
             o->cfg.trace_file = val;
             o->cfg.trace_append = a[12] != '\0';
+            i++;
+        } else if (!strcmp(a, "--execve")) {
+            o->execve = true;
+        } else if (!strcmp(a, "--close-fd")) {
+            char *end;
+            long fd = val ? strtol(val, &end, 10) : -1;
+            if (!val || *end || fd < 0 || fd > 0x7fffffff)
+                return fail("--close-fd needs a descriptor number", val);
+            o->close_fd = (int)fd;
             i++;
         } else if (!strcmp(a, "--seed") || !strncmp(a, "--seed=", 7)) {
             const char *s = a[6] == '=' ? a + 7 : val;
@@ -130,12 +164,16 @@ int options_parse(struct options *o, int argc, char **argv, char **environ)
             if (errno || *end || !*s)
                 return fail("--seed: not a number", s);
             o->cfg.have_seed = true;
+            if (keep(o, "--seed", s) != 0)
+                return fail("out of memory", NULL);
             if (a[6] != '=')
                 i++;
         } else if (!strcmp(a, "-L") || !strcmp(a, "--root")) {
             if (!val)
                 return fail("-L needs a directory", NULL);
             o->cfg.sysroot = val;
+            if (keep(o, "-L", val) != 0)
+                return fail("out of memory", NULL);
             i++;
         } else if (!strcmp(a, "-E")) {
             if (!val || !strchr(val, '=') || val[0] == '=')
@@ -171,4 +209,7 @@ void options_free(struct options *o)
         free(o->env[i]);
     free(o->env);
     o->env = NULL;
+    free(o->reexec);
+    o->reexec = NULL;
+    o->cfg.reexec_argv = NULL;
 }

@@ -11,6 +11,12 @@ struct options {
     elfemu_config cfg;
     bool explain, explain_only;
     const char *argv0;      /* -0: argv[0] for the guest */
+    bool execve;            /* --execve: PROGRAM is a path as execve() takes it */
+    int close_fd;           /* --close-fd N: close N once PROGRAM is loaded (-1: none) */
+    /* The option words a guest execve() passes on to elfemu again, after a
+     * free slot [0] for elfemu's own path (cfg.reexec_argv points here). */
+    const char **reexec;
+    int nreexec;
     char **env;             /* the guest's environment (owned) */
     const char *program;    /* PROGRAM as given */
     char **args;            /* PROGRAM's arguments, argv-style, after PROGRAM */

@@ -87,6 +87,26 @@ echo bg >bg.txt & wait $!; echo "waited $?"; read -r b <bg.txt; echo "bg wrote $
 ( exit 7 ) & wait $!; echo "background status $?"
 EOF
 
+    # Programs the shell starts: each execve re-enters elfemu, so the whole
+    # process tree is emulated (pipelines, #! scripts, exec, signals).
+    cat >execs.sh <<'EOF'
+echo hello | tr a-z A-Z | rev
+seq 1 200 | sort -rn | head -3
+x=$(echo inner $(basename /a/nested)); echo "[$x]"
+(cd / && pwd); pwd | wc -c
+for i in 1 2 3; do echo $i; done >f; cat f; wc -l <f
+echo out 2>&1 | cat
+sh -c 'exit 4'; echo "child shell status $?"
+nonexistent-command-xyz 2>/dev/null; echo "missing command status $?"
+printf '#!/bin/sh\necho script $1\nexit 6\n' >s.sh; chmod +x s.sh; ./s.sh arg; echo "script status $?"
+printf 'echo no shebang $1\n' >n.sh; chmod +x n.sh; ./n.sh arg
+printf 'not executable\n' >x.sh; ./x.sh 2>/dev/null; echo "no permission status $?"
+env A=1 sh -c 'echo "A=$A"'
+sh -c 'kill -TERM $$'; echo "killed child status $?"
+exec echo replaced by exec
+echo not reached
+EOF
+
     # bash only: arrays, [[ ]], expansions.
     cat >bashisms.sh <<'EOF'
 a=(zero one two three); a+=(four)
@@ -110,9 +130,12 @@ for sh in bash dash; do
     same "$sh: quoted here-documents" -- $sh heredoc.sh
     same "$sh: subshells, substitution, pipes of builtins" -- $sh forks.sh
     same "$sh -c with a syntax error" -- $sh -c 'if then fi'
+    same "$sh: pipelines, scripts and exec of programs" -- $sh execs.sh
+    same "$sh: kill -9 of itself" -- $sh -c 'kill -9 $$'
 done
 same "bash: background jobs and wait" -- bash jobs.sh
 same "bash: expanding here-documents" -- bash heredoc_bash.sh
 same "bash: arrays, [[ ]], expansions" -- bash bashisms.sh
+same "bash: a background program" -- bash -c 'sleep 0.1 & wait $!; echo "status $?"'
 same "bash --version" -- bash --version
 finish

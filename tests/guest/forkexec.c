@@ -2,12 +2,15 @@
  * Prints facts only (no pids), so the native run is the expected output. */
 #include <errno.h>
 #include <linux/sched.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -232,6 +235,214 @@ static void groups_sessions(void)
     printf("getsid(0) > 0: %d\n", getsid(0) > 0);
 }
 
+extern char **environ;
+
+/* Run body in a child and show how the child ended. */
+static void in_child(const char *what, void (*body)(void *), void *arg)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        body(arg);
+        _exit(111);
+    }
+    int st;
+    waitpid(pid, &st, 0);
+    show_status(what, st);
+}
+
+static void exec_argv(void *arg)
+{
+    char *const *argv = arg;
+    execve(argv[0], argv, environ);
+    printf("execve %s failed: %s\n", argv[0], strerror(errno));
+    fflush(stdout);
+}
+
+static void exec_with_env(void *arg)
+{
+    (void)arg;
+    char *argv[] = { "zero-name", "-c", "echo \"argv0=$0 A=$A B=$B\"", NULL };
+    char *envp[] = { "A=1", "B=two words", NULL };
+    execve("/bin/sh", argv, envp);
+}
+
+static const char *dir;
+
+static void write_file(const char *name, const char *text, mode_t mode)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+    if (fd < 0 || write(fd, text, strlen(text)) < 0)
+        perror(path);
+    close(fd);
+    chmod(path, mode);
+}
+
+static void exec_script(void *arg)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", dir, (const char *)arg);
+    char *argv[] = { path, "one", "two", NULL };
+    execve(path, argv, environ);
+    printf("execve %s failed: %s\n", (const char *)arg, strerror(errno));
+    fflush(stdout);
+}
+
+static void exec_fd(void *arg)
+{
+    int fd = open("/bin/echo", O_RDONLY | (arg ? O_CLOEXEC : 0));
+    char *argv[] = { "echo", "from", "fexecve", arg ? "(close-on-exec fd)" : "", NULL };
+    syscall(SYS_execveat, fd, "", argv, environ, AT_EMPTY_PATH);
+    printf("execveat failed: %s\n", strerror(errno));
+    fflush(stdout);
+}
+
+static void exec_dirfd(void *arg)
+{
+    int dfd = open("/bin", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    char *argv[] = { "echo", "relative", "to", "a", "directory", "fd", NULL };
+    syscall(SYS_execveat, dfd, "echo", argv, environ, 0);
+    printf("execveat failed: %s\n", strerror(errno));
+    fflush(stdout);
+}
+
+/* execve that must fail; prints the errno. */
+static void exec_fails(const char *what, const char *path, char *const argv[])
+{
+    errno = 0;
+    int r = execve(path, argv, environ);
+    printf("%s: %d %s\n", what, r, strerror(errno));
+}
+
+static void exec_tests(void)
+{
+    char *echo[] = { "/bin/echo", "echo", "says", "hi", NULL };
+    in_child("exec of /bin/echo", exec_argv, echo);
+    in_child("exec with argv[0] and envp", exec_with_env, NULL);
+
+    char tmpl[] = "/tmp/forkexec.XXXXXX";
+    dir = mkdtemp(tmpl);
+    if (!dir)
+        return perror("mkdtemp");
+    write_file("script", "#!/bin/sh\necho \"script args: $1 $2\"\nexit 12\n", 0755);
+    in_child("exec of a #! script", exec_script, "script");
+    write_file("script_arg", "#!/bin/sh -e\necho \"with #! argument: $1 $2\"\nfalse\necho not here\n",
+               0755);
+    in_child("exec of a #! script with an argument", exec_script, "script_arg");
+    /* Chains of #! scripts: five interpreters are followed, six are not
+     * (chainN names chainN-1 as its interpreter, chain0 names /bin/sh). */
+    write_file("chain0", "#!/bin/sh\necho \"end of the chain: ${1##*/} ${2##*/} ${3##*/}\"\n", 0755);
+    for (int i = 1; i <= 6; i++) {
+        char name[16], text[600];
+        snprintf(name, sizeof(name), "chain%d", i);
+        snprintf(text, sizeof(text), "#!%s/chain%d\n", dir, i - 1);
+        write_file(name, text, 0755);
+    }
+    in_child("chain3", exec_script, "chain3");
+    in_child("chain4", exec_script, "chain4");
+    in_child("chain5", exec_script, "chain5");
+    in_child("chain6", exec_script, "chain6");
+    write_file("noexec", "#!/bin/sh\necho no\n", 0644);
+    write_file("garbage", "this is no program\n", 0755);
+    write_file("badinterp", "#!/nonexistent/interpreter\n", 0755);
+    in_child("exec of garbage", exec_script, "garbage");
+    in_child("exec of a script with a missing interpreter", exec_script, "badinterp");
+    in_child("fexecve", exec_fd, NULL);
+    in_child("fexecve close-on-exec", exec_fd, "");
+    in_child("execveat relative to a directory fd", exec_dirfd, NULL);
+
+    char *argv[] = { "x", NULL };
+    exec_fails("execve of a missing file", "/nonexistent/program", argv);
+    exec_fails("execve through a missing directory", "/bin/nonexistent/x", argv);
+    exec_fails("execve of a directory", "/tmp", argv);
+    char path[512];
+    snprintf(path, sizeof(path), "%s/noexec", dir);
+    exec_fails("execve without execute permission", path, argv);
+    snprintf(path, sizeof(path), "%s/script/x", dir);
+    exec_fails("execve through a file", path, argv);
+    exec_fails("execve with an empty path", "", argv);
+    SHOW("execve with a bad path pointer", syscall(SYS_execve, (char *)8, argv, environ));
+    char *bad_argv[] = { "x", (char *)8, NULL };
+    exec_fails("execve with a bad argv string", "/bin/true", bad_argv);
+    SHOW("execve with a bad argv array", syscall(SYS_execve, "/bin/true", (char **)8, environ));
+    SHOW("execve with a bad envp array", syscall(SYS_execve, "/bin/true", argv, (char **)8));
+    char *long_name = malloc(5000);
+    memset(long_name, 'n', 4999);
+    long_name[4999] = 0;
+    exec_fails("execve of a too long path", long_name, argv);
+    free(long_name);
+    char *big = malloc(200000);
+    memset(big, 'a', 199999);
+    big[199999] = 0;
+    char *big_argv[] = { "x", big, NULL };
+    exec_fails("execve with a 200000-byte argument", "/bin/true", big_argv);
+    free(big);
+    int fd = open("/bin/true", O_RDONLY | O_CLOEXEC);
+    SHOW("execveat of an empty path without AT_EMPTY_PATH",
+         syscall(SYS_execveat, fd, "", argv, environ, 0));
+    SHOW("execveat with bad flags", syscall(SYS_execveat, AT_FDCWD, "/bin/true", argv, environ, 0x12345));
+    SHOW("execveat AT_SYMLINK_NOFOLLOW of a symlink",
+         syscall(SYS_execveat, AT_FDCWD, "/bin/sh", argv, environ, AT_SYMLINK_NOFOLLOW));
+    SHOW("execveat with a bad dirfd", syscall(SYS_execveat, 12345, "x", argv, environ, 0));
+    close(fd);
+    snprintf(path, sizeof(path), "%s/script", dir);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    SHOW("execveat of a script through a close-on-exec fd",
+         syscall(SYS_execveat, fd, "", argv, environ, AT_EMPTY_PATH));
+    close(fd);
+
+    const char *names[] = { "script", "script_arg", "chain0", "chain1", "chain2", "chain3",
+                            "chain4", "chain5", "chain6", "noexec", "garbage", "badinterp" };
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+static void spawn_tests(void)
+{
+    pid_t pid;
+    int st;
+    char *true_argv[] = { "true", NULL };
+    fflush(stdout);
+    int r = posix_spawn(&pid, "/bin/true", NULL, NULL, true_argv, environ);
+    waitpid(pid, &st, 0);
+    printf("posix_spawn /bin/true: %d, ", r);
+    show_status("status", st);
+    char *sh_argv[] = { "sh", "-c", "exit 3", NULL };
+    r = posix_spawn(&pid, "/bin/sh", NULL, NULL, sh_argv, environ);
+    waitpid(pid, &st, 0);
+    printf("posix_spawn /bin/sh -c 'exit 3': %d, ", r);
+    show_status("status", st);
+    char *echo_argv[] = { "echo", "spawned", "through", "PATH", NULL };
+    r = posix_spawnp(&pid, "echo", NULL, NULL, echo_argv, environ);
+    waitpid(pid, &st, 0);
+    printf("posix_spawnp echo: %d, ", r);
+    show_status("status", st);
+
+    st = system("echo hi | tr a-z A-Z");
+    printf("system: ");
+    show_status("status", st);
+    st = system("exit 5");
+    show_status("system(\"exit 5\")", st);
+
+    FILE *p = popen("echo popen works; echo second line", "r");
+    char line[128];
+    while (p && fgets(line, sizeof(line), p))
+        printf("popen read: %s", line);
+    st = p ? pclose(p) : -1;
+    show_status("pclose", st);
+    p = popen("tr a-z A-Z", "w");
+    if (p) {
+        fputs("written through popen\n", p);
+        fflush(stdout);
+        show_status("pclose of a writer", pclose(p));
+    }
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -242,5 +453,7 @@ int main(void)
     wait_id();
     raw_clones();
     groups_sessions();
+    exec_tests();
+    spawn_tests();
     return 0;
 }
