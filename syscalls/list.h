@@ -36,6 +36,9 @@
  *           W wait status written, [{WIFEXITED(s) && WEXITSTATUS(s) == 0}]
  *           O wait options (WNOHANG|__WALL)
  *           r rlimit resource  Z struct rlimit read  L struct rlimit written
+ * The socket calls show msghdr, mmsghdr, socket option levels and names,
+ * MSG_* flags and shutdown's how as p, x and d: letters for them are still
+ * to be added here and in strace.c.
  * Written arguments are formatted after the call (their address when it
  * failed).  strace.c shows letters it does not know as hex. */
 /* fs.c */
@@ -102,6 +105,26 @@ SYSCALL(listxattr, 194, -1, "d:sBu")
 SYSCALL(llistxattr, 195, -1, "d:sBu")
 SYSCALL(flistxattr, 196, -1, "d:fBu")
 SYSCALL(copy_file_range, 326, -1, "d:fpfpux")
+/* net.c */
+SYSCALL(socket, 41, -1, "d:NGd")
+SYSCALL(socketpair, 53, -1, "d:NGdj")
+SYSCALL(bind, 49, -1, "d:fyd")
+SYSCALL(connect, 42, -1, "d:fyd")
+SYSCALL(listen, 50, -1, "d:fd")
+SYSCALL(accept, 43, -1, "d:fYU")
+SYSCALL(accept4, 288, -1, "d:fYUx")
+SYSCALL(shutdown, 48, -1, "d:fd")
+SYSCALL(getsockname, 51, -1, "d:fYU")
+SYSCALL(getpeername, 52, -1, "d:fYU")
+SYSCALL(sendto, 44, -1, "d:fbuxyd")
+SYSCALL(recvfrom, 45, -1, "d:fBuxYU")
+SYSCALL(setsockopt, 54, -1, "d:fddbd")
+SYSCALL(getsockopt, 55, -1, "d:fddpU")
+/* net_msg.c */
+SYSCALL(sendmsg, 46, -1, "d:fpx")
+SYSCALL(recvmsg, 47, -1, "d:fpx")
+SYSCALL(sendmmsg, 307, -1, "d:fpux")
+SYSCALL(recvmmsg, 299, -1, "d:fpuxt")
 /* fork.c */
 SYSCALL(fork, 57, -1, "d:")
 SYSCALL(vfork, 58, -1, "d:")
