@@ -158,11 +158,19 @@ static int64_t mmsg(struct cpu *c, const uint64_t a[6], int recv)
         return -ENOMEM;
     uint64_t n = 0, niov = 0;
     for (; n < vlen; n++) {
-        const void *p = guest_buf(c, a[1] + n * sizeof(*g), sizeof(*g), PROT_WRITE);
-        if (!p)
+        uint64_t at = a[1] + n * sizeof(*g);
+        const void *p = guest_buf(c, at, sizeof(*g), PROT_WRITE);
+        /* An entry the kernel can read but not update is still sent or
+         * received; the batch ends with it, its write-back fails below. */
+        const void *ro = p ? NULL : guest_buf(c, at, sizeof(*g), PROT_READ);
+        if (!p && !ro)
             break;
-        memcpy(&g[n], p, sizeof(*g));
+        memcpy(&g[n], p ? p : ro, sizeof(*g));
         niov += iov_count(&g[n].hdr);
+        if (ro) {
+            n++;
+            break;
+        }
     }
     struct mmsghdr *h = calloc(n ? n : 1, sizeof(*h));
     struct sockaddr_storage *names = calloc(n ? n : 1, sizeof(*names));
@@ -180,7 +188,7 @@ static int64_t mmsg(struct cpu *c, const uint64_t a[6], int recv)
     void *arr = h;
     uint64_t cnt = n;
     if (n == 0 && vlen > 0) {
-        arr = net_uptr(c, a[1], sizeof(*g), PROT_WRITE);
+        arr = net_uptr(c, a[1], sizeof(*g), PROT_READ);
         cnt = 1;
     }
     r = recv ? syscall(SYS_recvmmsg, fd, arr, (unsigned)cnt, flags, tsp)

@@ -550,6 +550,103 @@ static void udp_v4(void)
     close(s);
 }
 
+/* msghdr details over UDP: scatter/gather, the sender's address, control
+ * messages other than SCM_* (IP_PKTINFO, SO_TIMESTAMP) and their
+ * truncation, and headers the kernel can read but not update. */
+static void udp_msghdr(void)
+{
+    int r = socket(AF_INET, SOCK_DGRAM, 0), s = socket(AF_INET, SOCK_DGRAM, 0);
+    struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    bind(r, (struct sockaddr *)&sin, sizeof(sin));
+    bind(s, (struct sockaddr *)&sin, sizeof(sin));
+    struct sockaddr_in to, me;
+    socklen_t len = sizeof(to);
+    getsockname(r, (struct sockaddr *)&to, &len);
+    len = sizeof(me);
+    getsockname(s, (struct sockaddr *)&me, &len);
+    int on = 1;
+    SHOW("setsockopt IP_PKTINFO", setsockopt(r, IPPROTO_IP, IP_PKTINFO, &on, sizeof(on)));
+    SHOW("setsockopt SO_TIMESTAMP", setsockopt(r, SOL_SOCKET, SO_TIMESTAMP, &on, sizeof(on)));
+
+    char p1[] = "scat", p2[] = "ter/", p3[] = "gather";
+    struct iovec out[3] = { { p1, 4 }, { p2, 4 }, { p3, 6 } };
+    struct msghdr mh = { .msg_name = &to, .msg_namelen = sizeof(to), .msg_iov = out, .msg_iovlen = 3 };
+    SHOW("sendmsg 3 iovecs", sendmsg(s, &mh, 0));
+    char a[6] = { 0 }, b[16] = { 0 };
+    struct iovec in[2] = { { a, 5 }, { b, sizeof(b) - 1 } };
+    struct sockaddr_in from;
+    memset(&from, 0, sizeof(from));
+    union {
+        char buf[256];
+        struct cmsghdr align;
+    } ctl;
+    struct msghdr rh = { .msg_name = &from, .msg_namelen = sizeof(from), .msg_iov = in,
+                         .msg_iovlen = 2, .msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf) };
+    SHOW("recvmsg 2 iovecs", recvmsg(r, &rh, 0));
+    printf("\"%s\" + \"%s\", namelen %u, from the sender %d\n", a, b, (unsigned)rh.msg_namelen,
+           from.sin_port == me.sin_port);
+    for (struct cmsghdr *cm = CMSG_FIRSTHDR(&rh); cm; cm = CMSG_NXTHDR(&rh, cm)) {
+        if (cm->cmsg_level == IPPROTO_IP && cm->cmsg_type == IP_PKTINFO) {
+            struct in_pktinfo pi;
+            memcpy(&pi, CMSG_DATA(cm), sizeof(pi));
+            printf("IP_PKTINFO len %zu, to %s, ifindex set %d\n", (size_t)cm->cmsg_len,
+                   inet_ntoa(pi.ipi_addr), pi.ipi_ifindex > 0);
+        } else if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_TIMESTAMP) {
+            printf("SCM_TIMESTAMP len %zu\n", (size_t)cm->cmsg_len);
+        } else {
+            printf("cmsg level %d type %d\n", cm->cmsg_level, cm->cmsg_type);
+        }
+    }
+    printf("controllen %zu, flags %#x\n", (size_t)rh.msg_controllen, rh.msg_flags);
+
+    /* Room for the first control message only. */
+    SHOW("sendmsg", sendmsg(s, &mh, 0));
+    rh.msg_controllen = CMSG_SPACE(sizeof(struct timeval));
+    rh.msg_namelen = sizeof(from);
+    SHOW("recvmsg short control", recvmsg(r, &rh, 0));
+    printf("controllen %zu, MSG_CTRUNC %d\n", (size_t)rh.msg_controllen,
+           (rh.msg_flags & MSG_CTRUNC) != 0);
+    /* A short name buffer: truncated, the length says 16. */
+    SHOW("sendmsg", sendmsg(s, &mh, 0));
+    rh.msg_control = NULL;
+    rh.msg_controllen = 0;
+    rh.msg_namelen = 3;
+    SHOW("recvmsg short name", recvmsg(r, &rh, 0));
+    printf("namelen %u, MSG_CTRUNC %d\n", (unsigned)rh.msg_namelen, (rh.msg_flags & MSG_CTRUNC) != 0);
+
+    /* A header in read-only memory: the datagram is received, then EFAULT. */
+    struct msghdr *ro = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    *ro = rh;
+    ro->msg_name = NULL;
+    mprotect(ro, 4096, PROT_READ);
+    SHOW("sendmsg", sendmsg(s, &mh, 0));
+    SHOW("recvmsg read-only msghdr", recvmsg(r, ro, 0));
+    SHOW("the datagram was consumed", recv(r, a, 1, MSG_DONTWAIT));
+
+    /* The same for the mmsg calls: the first message goes, then EFAULT. */
+    struct mmsghdr *rom = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    rom[0].msg_hdr = mh;
+    rom[1].msg_hdr = mh;
+    mprotect(rom, 4096, PROT_READ);
+    SHOW("sendmmsg read-only array", sendmmsg(s, rom, 2, 0));
+    SHOW("one datagram arrived", recv(r, b, sizeof(b), MSG_DONTWAIT));
+    SHOW("only one", recv(r, b, sizeof(b), MSG_DONTWAIT));
+    SHOW("sendmsg", sendmsg(s, &mh, 0));
+    SHOW("sendmsg", sendmsg(s, &mh, 0));
+    munmap(rom, 4096);
+    rom = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    rom[0].msg_hdr = rh;
+    rom[1].msg_hdr = rh;
+    mprotect(rom, 4096, PROT_READ);
+    SHOW("recvmmsg read-only array", recvmmsg(r, rom, 2, 0, NULL));
+    SHOW("one datagram was left", recv(r, b, sizeof(b), MSG_DONTWAIT));
+    SHOW("only one", recv(r, b, sizeof(b), MSG_DONTWAIT));
+    munmap(rom, 4096);
+    munmap(ro, 4096);
+    close(r);
+    close(s);
+}
+
 static void ipv6(void)
 {
     int l = socket(AF_INET6, SOCK_STREAM, 0);
@@ -716,6 +813,7 @@ int main(void)
     named_unix();
     tcp_v4();
     udp_v4();
+    udp_msghdr();
     ipv6();
     netlink();
     errors();
