@@ -14,11 +14,14 @@
 #include "cpu/fpstate.h"
 #include "loader/loader.h"
 #include "syscalls/strace.h"
+#include "syscalls/paths.h"
+#include "syscalls/procfs.h"
 #include "syscalls/syscalls.h"
 
 struct elfemu {
     elfemu_config cfg;
     char *sysroot;
+    char *root;         /* sysroot made canonical by elfemu_load() */
     struct mm_space mm;
     bool loaded;
     struct ldr_rng rng;
@@ -76,6 +79,7 @@ void elfemu_destroy(elfemu *vm)
         mm_space_destroy(&vm->mm);
     }
     free(vm->sysroot);
+    free(vm->root);
     free(vm);
 }
 
@@ -90,12 +94,27 @@ int elfemu_load(elfemu *vm, const char *path, char *const argv[], char *const en
         mm_space_destroy(&vm->mm);
         vm->loaded = false;
     }
-    struct ldr_params p = { .sysroot = vm->cfg.sysroot, .aslr = vm->cfg.aslr, .rng = &vm->rng };
+    /* The root the guest's paths resolve in: canonical, so that the host
+     * paths found inside it can be recognised and shown without it. */
+    free(vm->root);
+    vm->root = NULL;
+    if (vm->cfg.sysroot && *vm->cfg.sysroot) {
+        if (!(vm->root = realpath(vm->cfg.sysroot, NULL)))
+            return ldr_fail(err, LDR_ENOENT, vm->cfg.sysroot, "cannot use as root: %s",
+                            strerror(errno));
+        if (!strcmp(vm->root, "/")) { /* -L / is no root at all */
+            free(vm->root);
+            vm->root = NULL;
+        }
+    }
+    paths_init(vm->root);
+    struct ldr_params p = { .sysroot = vm->root, .aslr = vm->cfg.aslr, .rng = &vm->rng };
     if (ldr_load(&vm->mm, &p, path, argv, envp, &vm->info, err) != 0)
         return -1;
     vm->loaded = true;
     char exe[PATH_MAX];
     sys_set_exe(realpath(vm->info.program.path, exe) ? exe : vm->info.program.path);
+    procfs_set_image(&vm->mm, &vm->info);
     cpu_init(&vm->cpu, &vm->mm, vm->info.bits);
     vm->cpu.log_unimplemented = vm->cfg.log_unimplemented;
     vm->cpu.rip = vm->info.entry;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "loader/loader.h"
+#include "loader/root.h"
 
 /* Bytes a one-line message must not carry as they are: control characters
  * (a newline in PT_INTERP, the \r of a DOS #! line) are shown escaped. */
@@ -73,11 +74,13 @@ int ldr_open(struct ldr_file *f, const char *path, const char *sysroot, elfemu_e
     f->fd = -1;
     int e = -ENOENT;
     if (sysroot && *sysroot && path[0] == '/') {
+        /* Inside the root as if it were "/" (its absolute symlinks stay in
+         * it); the host's file when the root has none of that name. */
         char full[PATH_MAX];
-        if (snprintf(full, sizeof(full), "%s%s", sysroot, path) < (int)sizeof(full))
+        if (ldr_root_lookup(sysroot, path, true, full, sizeof(full)) == 0) {
             e = open_one(f, full);
-        if (e == 0 || e != -ENOENT)
             goto done;
+        }
     }
     e = open_one(f, path);
 done:

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "loader/loader.h"
 
@@ -39,8 +40,15 @@ static int map_segment(struct mm_space *mm, const struct ldr_file *f, const stru
     int e = 0;
     if (p->filesz > 0) {
         seg->map_end = mm_page_up(file_end);
+        /* /proc/self/maps shows the file's absolute path (d_path), not the
+         * possibly relative one it was opened by. */
+        char name[PATH_MAX], link[64];
+        snprintf(link, sizeof(link), "/proc/self/fd/%d", f->fd);
+        ssize_t n = readlink(link, name, sizeof(name) - 1);
+        if (n > 0)
+            name[n] = 0;
         e = mm_map_file(mm, seg->map_start, seg->map_end - seg->map_start, prot, 0, f->fd,
-                        mm_page_down(p->offset), f->path);
+                        mm_page_down(p->offset), n > 0 && name[0] == '/' ? name : f->path);
         if (e)
             goto fail;
         /* padzero(): clear the rest of the last file page when a BSS follows;

@@ -1,8 +1,8 @@
 /* Files and descriptors for x86_64 guests.  The x86_64 structures (stat,
  * iovec, termios, winsize, dirent64, flock) have the host's layout, so the
  * calls go to the host kernel with the guest buffer translated after its
- * bounds and protection were checked.  Paths go through sys_path() for the
- * /proc views the emulator must provide. */
+ * bounds and protection were checked.  Paths go through syscalls/paths.c
+ * (the -L root and the /proc views the emulator must provide). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -17,29 +17,18 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "syscalls/paths.h"
 #include "syscalls/syscalls.h"
 
 #define GUEST_PATH_MAX 4096
 
-/* The guest's view of a path: /proc/self/exe (and /proc/<pid>/exe) name the
- * guest program, not elfemu.  Returns the host path to use. */
-static const char *sys_path(const char *p, char *buf, size_t size)
+/* Fetch a guest path argument and translate it (syscalls/paths.c: the -L
+ * root, the /proc views) relative to dirfd; 0 or -errno. */
+static int path_arg(struct cpu *c, int dirfd, uint64_t addr, int flags, struct host_path *hp)
 {
-    char self[64];
-    snprintf(self, sizeof(self), "/proc/%d/exe", (int)getpid());
-    if (strcmp(p, "/proc/self/exe") == 0 || strcmp(p, "/proc/thread-self/exe") == 0 ||
-        strcmp(p, self) == 0) {
-        snprintf(buf, size, "%s", sys_exe());
-        return buf;
-    }
-    return p;
-}
-
-/* Fetch and translate a guest path argument; NULL with *err set on failure. */
-static const char *path_arg(struct cpu *c, uint64_t addr, char *buf, size_t size, int *err)
-{
-    const char *p = guest_str(c, addr, GUEST_PATH_MAX, err);
-    return p ? sys_path(p, buf, size) : NULL;
+    int err;
+    const char *p = guest_str(c, addr, GUEST_PATH_MAX, &err);
+    return p ? path_resolve(c, dirfd, p, flags, hp) : err;
 }
 
 int64_t sys_read(struct cpu *c, const uint64_t a[6])
@@ -119,23 +108,19 @@ int64_t sys_fstat(struct cpu *c, const uint64_t a[6])
 
 int64_t sys_newfstatat(struct cpu *c, const uint64_t a[6])
 {
-    char buf[GUEST_PATH_MAX];
-    int err;
-    const char *p = path_arg(c, a[1], buf, sizeof(buf), &err);
-    if (!p)
+    struct host_path hp;
+    int err = path_arg(c, (int)a[0], a[1], (a[3] & AT_SYMLINK_NOFOLLOW) ? PATH_NOFOLLOW : 0, &hp);
+    if (err)
         return err;
     void *st = guest_buf(c, a[2], sizeof(struct stat), PROT_WRITE);
-    return st ? host_ret(syscall(SYS_newfstatat, (int)a[0], p, st, (int)a[3])) : -EFAULT;
+    return st ? host_ret(syscall(SYS_newfstatat, hp.dirfd, hp.path, st, (int)a[3])) : -EFAULT;
 }
 
 int64_t sys_openat(struct cpu *c, const uint64_t a[6])
 {
-    char buf[GUEST_PATH_MAX];
     int err;
-    const char *p = path_arg(c, a[1], buf, sizeof(buf), &err);
-    if (!p)
-        return err;
-    return host_ret(syscall(SYS_openat, (int)a[0], p, (int)a[2], (mode_t)a[3]));
+    const char *p = guest_str(c, a[1], GUEST_PATH_MAX, &err);
+    return p ? path_openat(c, (int)a[0], p, (int)a[2], (mode_t)a[3]) : err;
 }
 
 int64_t sys_open(struct cpu *c, const uint64_t a[6])
@@ -146,12 +131,11 @@ int64_t sys_open(struct cpu *c, const uint64_t a[6])
 
 int64_t sys_faccessat2(struct cpu *c, const uint64_t a[6])
 {
-    char buf[GUEST_PATH_MAX];
-    int err;
-    const char *p = path_arg(c, a[1], buf, sizeof(buf), &err);
-    if (!p)
+    struct host_path hp;
+    int err = path_arg(c, (int)a[0], a[1], (a[3] & AT_SYMLINK_NOFOLLOW) ? PATH_NOFOLLOW : 0, &hp);
+    if (err)
         return err;
-    return host_ret(syscall(SYS_faccessat2, (int)a[0], p, (int)a[2], (int)a[3]));
+    return host_ret(syscall(SYS_faccessat2, hp.dirfd, hp.path, (int)a[2], (int)a[3]));
 }
 
 int64_t sys_faccessat(struct cpu *c, const uint64_t a[6])
@@ -168,7 +152,6 @@ int64_t sys_access(struct cpu *c, const uint64_t a[6])
 
 int64_t sys_readlinkat(struct cpu *c, const uint64_t a[6])
 {
-    char buf[GUEST_PATH_MAX];
     int err;
     const char *g = guest_str(c, a[1], GUEST_PATH_MAX, &err);
     if (!g)
@@ -178,14 +161,7 @@ int64_t sys_readlinkat(struct cpu *c, const uint64_t a[6])
     void *out = guest_buf(c, a[2], a[3], PROT_WRITE);
     if (!out)
         return -EFAULT;
-    const char *p = sys_path(g, buf, sizeof(buf));
-    if (p != g) {
-        /* A link the emulator provides: its target is the translated path. */
-        size_t n = strlen(p) < a[3] ? strlen(p) : a[3];
-        memcpy(out, p, n);
-        return (int64_t)n;
-    }
-    return host_ret(syscall(SYS_readlinkat, (int)a[0], g, out, a[3]));
+    return path_readlinkat(c, (int)a[0], g, out, a[3]);
 }
 
 int64_t sys_readlink(struct cpu *c, const uint64_t a[6])
@@ -197,7 +173,7 @@ int64_t sys_readlink(struct cpu *c, const uint64_t a[6])
 int64_t sys_getcwd(struct cpu *c, const uint64_t a[6])
 {
     void *buf = guest_buf(c, a[0], a[1], PROT_WRITE);
-    return buf ? host_ret(syscall(SYS_getcwd, buf, a[1])) : -EFAULT;
+    return buf ? path_getcwd(buf, a[1]) : -EFAULT;
 }
 
 int64_t sys_getdents64(struct cpu *c, const uint64_t a[6])
@@ -275,13 +251,12 @@ int64_t sys_ioctl(struct cpu *c, const uint64_t a[6])
 
 int64_t sys_statfs(struct cpu *c, const uint64_t a[6])
 {
-    char buf[GUEST_PATH_MAX];
-    int err;
-    const char *p = path_arg(c, a[0], buf, sizeof(buf), &err);
-    if (!p)
+    struct host_path hp;
+    int err = path_arg(c, AT_FDCWD, a[0], 0, &hp);
+    if (err)
         return err;
     void *st = guest_buf(c, a[1], sizeof(struct statfs), PROT_WRITE);
-    return st ? host_ret(syscall(SYS_statfs, p, st)) : -EFAULT;
+    return st ? host_ret(syscall(SYS_statfs, hp.path, st)) : -EFAULT;
 }
 
 int64_t sys_fstatfs(struct cpu *c, const uint64_t a[6])

@@ -1,6 +1,7 @@
 /* Path-based file calls for x86_64 guests: stat family, directories,
- * links, permissions, times.  Each path goes through guest_str() (and the
- * /proc views of fs.c's sys_path), each buffer through guest_buf(). */
+ * links, permissions, times.  Each path goes through guest_str() and
+ * path_resolve() (the -L root, the /proc views), each buffer through
+ * guest_buf(). */
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
@@ -11,21 +12,29 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "syscalls/paths.h"
 #include "syscalls/syscalls.h"
 
 #define GUEST_PATH_MAX 4096
 
-/* A checked guest path (NULL and *err on failure). */
-static const char *path(struct cpu *c, uint64_t addr, int *err)
+/* A checked guest path translated for the host (syscalls/paths.c: the -L
+ * root, the /proc views) relative to dirfd; 0 or -errno. */
+static int path(struct cpu *c, int dirfd, uint64_t addr, int flags, struct host_path *hp)
 {
-    return guest_str(c, addr, GUEST_PATH_MAX, err);
+    int err;
+    const char *p = guest_str(c, addr, GUEST_PATH_MAX, &err);
+    return p ? path_resolve(c, dirfd, p, flags, hp) : err;
 }
 
-#define PATH_OR_RETURN(var, addr)                                                       \
-    int err_##var;                                                                      \
-    const char *var = path(c, (addr), &err_##var);                                      \
-    if (!var)                                                                           \
-        return err_##var
+#define PATH_OR_RETURN(var, dirfd, addr, flags)                                         \
+    struct host_path var;                                                               \
+    do {                                                                                \
+        int err_ = path(c, (dirfd), (addr), (flags), &var);                             \
+        if (err_)                                                                       \
+            return err_;                                                                \
+    } while (0)
+
+#define NOFOLLOW_IF(flags, bit) (((flags) & (bit)) ? PATH_NOFOLLOW : 0)
 
 int64_t sys_stat(struct cpu *c, const uint64_t a[6])
 {
@@ -41,11 +50,11 @@ int64_t sys_lstat(struct cpu *c, const uint64_t a[6])
 
 int64_t sys_statx(struct cpu *c, const uint64_t a[6])
 {
-    PATH_OR_RETURN(p, a[1]);
+    PATH_OR_RETURN(p, (int)a[0], a[1], NOFOLLOW_IF(a[2], AT_SYMLINK_NOFOLLOW));
     void *buf = guest_buf(c, a[4], sizeof(struct statx), PROT_WRITE);
     if (!buf)
         return -EFAULT;
-    return host_ret(syscall(SYS_statx, (int)a[0], p, (int)a[2], (unsigned)a[3], buf));
+    return host_ret(syscall(SYS_statx, p.dirfd, p.path, (int)a[2], (unsigned)a[3], buf));
 }
 
 int64_t sys_fadvise64(struct cpu *c, const uint64_t a[6])
@@ -57,19 +66,25 @@ int64_t sys_fadvise64(struct cpu *c, const uint64_t a[6])
 
 int64_t sys_chdir(struct cpu *c, const uint64_t a[6])
 {
-    PATH_OR_RETURN(p, a[0]);
-    return host_ret(syscall(SYS_chdir, p));
+    PATH_OR_RETURN(p, AT_FDCWD, a[0], 0);
+    int64_t r = host_ret(syscall(SYS_chdir, p.path));
+    if (r == 0)
+        path_cwd_changed();
+    return r;
 }
 
 int64_t sys_fchdir(struct cpu *c, const uint64_t a[6])
 {
-    return host_ret(syscall(SYS_fchdir, (int)a[0]));
+    int64_t r = host_ret(syscall(SYS_fchdir, (int)a[0]));
+    if (r == 0)
+        path_cwd_changed();
+    return r;
 }
 
 int64_t sys_mkdirat(struct cpu *c, const uint64_t a[6])
 {
-    PATH_OR_RETURN(p, a[1]);
-    return host_ret(syscall(SYS_mkdirat, (int)a[0], p, (mode_t)a[2]));
+    PATH_OR_RETURN(p, (int)a[0], a[1], PATH_NOFOLLOW);
+    return host_ret(syscall(SYS_mkdirat, p.dirfd, p.path, (mode_t)a[2]));
 }
 
 int64_t sys_mkdir(struct cpu *c, const uint64_t a[6])
@@ -80,8 +95,8 @@ int64_t sys_mkdir(struct cpu *c, const uint64_t a[6])
 
 int64_t sys_unlinkat(struct cpu *c, const uint64_t a[6])
 {
-    PATH_OR_RETURN(p, a[1]);
-    return host_ret(syscall(SYS_unlinkat, (int)a[0], p, (int)a[2]));
+    PATH_OR_RETURN(p, (int)a[0], a[1], PATH_NOFOLLOW);
+    return host_ret(syscall(SYS_unlinkat, p.dirfd, p.path, (int)a[2]));
 }
 
 int64_t sys_unlink(struct cpu *c, const uint64_t a[6])
@@ -98,9 +113,10 @@ int64_t sys_rmdir(struct cpu *c, const uint64_t a[6])
 
 int64_t sys_renameat2(struct cpu *c, const uint64_t a[6])
 {
-    PATH_OR_RETURN(from, a[1]);
-    PATH_OR_RETURN(to, a[3]);
-    return host_ret(syscall(SYS_renameat2, (int)a[0], from, (int)a[2], to, (unsigned)a[4]));
+    PATH_OR_RETURN(from, (int)a[0], a[1], PATH_NOFOLLOW);
+    PATH_OR_RETURN(to, (int)a[2], a[3], PATH_NOFOLLOW);
+    return host_ret(syscall(SYS_renameat2, from.dirfd, from.path, to.dirfd, to.path,
+                            (unsigned)a[4]));
 }
 
 int64_t sys_renameat(struct cpu *c, const uint64_t a[6])
@@ -117,9 +133,9 @@ int64_t sys_rename(struct cpu *c, const uint64_t a[6])
 
 int64_t sys_linkat(struct cpu *c, const uint64_t a[6])
 {
-    PATH_OR_RETURN(from, a[1]);
-    PATH_OR_RETURN(to, a[3]);
-    return host_ret(syscall(SYS_linkat, (int)a[0], from, (int)a[2], to, (int)a[4]));
+    PATH_OR_RETURN(from, (int)a[0], a[1], (a[4] & AT_SYMLINK_FOLLOW) ? 0 : PATH_NOFOLLOW);
+    PATH_OR_RETURN(to, (int)a[2], a[3], PATH_NOFOLLOW);
+    return host_ret(syscall(SYS_linkat, from.dirfd, from.path, to.dirfd, to.path, (int)a[4]));
 }
 
 int64_t sys_link(struct cpu *c, const uint64_t a[6])
@@ -130,9 +146,14 @@ int64_t sys_link(struct cpu *c, const uint64_t a[6])
 
 int64_t sys_symlinkat(struct cpu *c, const uint64_t a[6])
 {
-    PATH_OR_RETURN(target, a[0]);
-    PATH_OR_RETURN(p, a[2]);
-    return host_ret(syscall(SYS_symlinkat, target, (int)a[1], p));
+    /* The target is stored as the guest wrote it: it is resolved (inside
+     * the root) when the link is followed. */
+    int err;
+    const char *target = guest_str(c, a[0], GUEST_PATH_MAX, &err);
+    if (!target)
+        return err;
+    PATH_OR_RETURN(p, (int)a[1], a[2], PATH_NOFOLLOW);
+    return host_ret(syscall(SYS_symlinkat, target, p.dirfd, p.path));
 }
 
 int64_t sys_symlink(struct cpu *c, const uint64_t a[6])
@@ -143,8 +164,8 @@ int64_t sys_symlink(struct cpu *c, const uint64_t a[6])
 
 int64_t sys_fchmodat(struct cpu *c, const uint64_t a[6])
 {
-    PATH_OR_RETURN(p, a[1]);
-    return host_ret(syscall(SYS_fchmodat, (int)a[0], p, (mode_t)a[2]));
+    PATH_OR_RETURN(p, (int)a[0], a[1], 0);
+    return host_ret(syscall(SYS_fchmodat, p.dirfd, p.path, (mode_t)a[2]));
 }
 
 int64_t sys_chmod(struct cpu *c, const uint64_t a[6])
@@ -160,8 +181,9 @@ int64_t sys_fchmod(struct cpu *c, const uint64_t a[6])
 
 int64_t sys_fchownat(struct cpu *c, const uint64_t a[6])
 {
-    PATH_OR_RETURN(p, a[1]);
-    return host_ret(syscall(SYS_fchownat, (int)a[0], p, (uid_t)a[2], (gid_t)a[3], (int)a[4]));
+    PATH_OR_RETURN(p, (int)a[0], a[1], NOFOLLOW_IF(a[4], AT_SYMLINK_NOFOLLOW));
+    return host_ret(syscall(SYS_fchownat, p.dirfd, p.path, (uid_t)a[2], (gid_t)a[3],
+                            (int)a[4]));
 }
 
 int64_t sys_fchown(struct cpu *c, const uint64_t a[6])
@@ -171,16 +193,16 @@ int64_t sys_fchown(struct cpu *c, const uint64_t a[6])
 
 int64_t sys_utimensat(struct cpu *c, const uint64_t a[6])
 {
-    const char *p = NULL;
-    if (a[1]) {
-        int err;
-        if (!(p = path(c, a[1], &err)))
+    struct host_path hp = { .dirfd = (int)a[0], .path = NULL };
+    if (a[1]) { /* NULL: the descriptor itself */
+        int err = path(c, (int)a[0], a[1], NOFOLLOW_IF(a[3], AT_SYMLINK_NOFOLLOW), &hp);
+        if (err)
             return err;
     }
     const void *ts = NULL;
     if (a[2] && !(ts = guest_buf(c, a[2], 2 * sizeof(struct timespec), PROT_READ)))
         return -EFAULT;
-    return host_ret(syscall(SYS_utimensat, (int)a[0], p, ts, (int)a[3]));
+    return host_ret(syscall(SYS_utimensat, hp.dirfd, hp.path, ts, (int)a[3]));
 }
 
 int64_t sys_umask(struct cpu *c, const uint64_t a[6])
@@ -205,8 +227,8 @@ int64_t sys_ftruncate(struct cpu *c, const uint64_t a[6])
 
 int64_t sys_truncate(struct cpu *c, const uint64_t a[6])
 {
-    PATH_OR_RETURN(p, a[0]);
-    return host_ret(syscall(SYS_truncate, p, (off_t)a[1]));
+    PATH_OR_RETURN(p, AT_FDCWD, a[0], 0);
+    return host_ret(syscall(SYS_truncate, p.path, (off_t)a[1]));
 }
 
 int64_t sys_fallocate(struct cpu *c, const uint64_t a[6])
@@ -217,12 +239,13 @@ int64_t sys_fallocate(struct cpu *c, const uint64_t a[6])
 /* Extended attributes: the host's, read through checked buffers. */
 static int64_t getxattr_common(struct cpu *c, long nr, const uint64_t a[6], bool by_fd)
 {
-    const char *p = NULL;
+    struct host_path hp = { .path = NULL };
     if (!by_fd) {
-        int err;
-        if (!(p = path(c, a[0], &err)))
-            return err;
+        int e = path(c, AT_FDCWD, a[0], nr == SYS_lgetxattr ? PATH_NOFOLLOW : 0, &hp);
+        if (e)
+            return e;
     }
+    const char *p = hp.path;
     int err;
     const char *name = guest_str(c, a[1], 256, &err);
     if (!name)
@@ -240,12 +263,13 @@ int64_t sys_fgetxattr(struct cpu *c, const uint64_t a[6]) { return getxattr_comm
 
 static int64_t listxattr_common(struct cpu *c, long nr, const uint64_t a[6], bool by_fd)
 {
-    const char *p = NULL;
+    struct host_path hp = { .path = NULL };
     if (!by_fd) {
-        int err;
-        if (!(p = path(c, a[0], &err)))
-            return err;
+        int e = path(c, AT_FDCWD, a[0], nr == SYS_llistxattr ? PATH_NOFOLLOW : 0, &hp);
+        if (e)
+            return e;
     }
+    const char *p = hp.path;
     void *list = guest_buf(c, a[1], a[2], PROT_WRITE);
     if (!list)
         return -EFAULT;
