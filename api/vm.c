@@ -99,10 +99,10 @@ int elfemu_load(elfemu *vm, const char *path, char *const argv[], char *const en
     free(vm->root);
     vm->root = NULL;
     if (vm->cfg.sysroot && *vm->cfg.sysroot) {
-        if (!(vm->root = realpath(vm->cfg.sysroot, NULL)))
-            return ldr_fail(err, LDR_ENOENT, vm->cfg.sysroot, "cannot use as root: %s",
-                            strerror(errno));
-        if (!strcmp(vm->root, "/")) { /* -L / is no root at all */
+        /* A root that does not exist holds nothing: every path falls back
+         * to the host's, as with qemu-user's -L. */
+        vm->root = realpath(vm->cfg.sysroot, NULL);
+        if (vm->root && !strcmp(vm->root, "/")) { /* -L / is no root at all */
             free(vm->root);
             vm->root = NULL;
         }
