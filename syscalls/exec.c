@@ -30,6 +30,8 @@
 #include <unistd.h>
 
 #include "loader/loader.h"
+#include "syscalls/paths.h"
+#include "syscalls/procfs.h"
 #include "syscalls/strace.h"
 #include "syscalls/syscalls.h"
 
@@ -41,7 +43,6 @@
 
 /* Set once before the guest runs (elfemu_create), read-only afterwards. */
 static char **reexec_words;
-static char *exec_sysroot;
 
 static void free_words(char **w)
 {
@@ -52,12 +53,10 @@ static void free_words(char **w)
 
 int sys_set_exec_config(const char *const *argv, const char *sysroot)
 {
+    /* The root comes from syscalls/paths.c (paths_root(), canonical). */
+    (void)sysroot;
     free_words(reexec_words);
-    free(exec_sysroot);
     reexec_words = NULL;
-    exec_sysroot = NULL;
-    if (sysroot && *sysroot && !(exec_sysroot = strdup(sysroot)))
-        return -ENOMEM;
     if (!argv || !argv[0])
         return 0;
     size_t n = 0;
@@ -146,22 +145,23 @@ static int arg_room(uint64_t argc, uint64_t envc, uint64_t *room)
 /* do_open_execat(): the file must be found, be a regular file we may
  * execute, on a mount that allows it.  Returns an O_PATH descriptor of it
  * (or dirfd itself for AT_EMPTY_PATH) or -errno. */
-static int open_exec_file(int dirfd, const char *path, int flags)
+static int open_exec_file(struct cpu *c, int dirfd, const char *path, int flags,
+                          bool *self_exe)
 {
     int fd;
+    *self_exe = false;
     if (!*path) {
         fd = dirfd;
     } else {
-        /* WIRE(procfs): translate the guest path (sysroot, /proc/self)
-         * with the shared path helper once it exists. */
-        char full[EXEC_PATH_MAX * 2];
-        const char *p = path;
-        if (exec_sysroot && path[0] == '/' &&
-            snprintf(full, sizeof(full), "%s%s", exec_sysroot, path) < (int)sizeof(full) &&
-            faccessat(AT_FDCWD, full, F_OK, 0) == 0)
-            p = full; /* the loader looks under the sysroot first, too */
-        fd = openat(dirfd, p, O_PATH | O_CLOEXEC |
-                                  ((flags & AT_SYMLINK_NOFOLLOW) ? O_NOFOLLOW : 0));
+        /* The guest's view of the path (the -L root, /proc/self/exe). */
+        struct host_path hp;
+        int e = path_resolve(c, dirfd, path, (flags & AT_SYMLINK_NOFOLLOW) ? PATH_NOFOLLOW : 0,
+                             &hp);
+        if (e)
+            return e;
+        *self_exe = hp.proc == PROCFS_EXE && !(flags & AT_SYMLINK_NOFOLLOW);
+        fd = openat(hp.dirfd, hp.path, O_PATH | O_CLOEXEC |
+                                           ((flags & AT_SYMLINK_NOFOLLOW) ? O_NOFOLLOW : 0));
         if (fd < 0)
             return -errno;
     }
@@ -210,9 +210,14 @@ static int do_execve(struct cpu *c, int dirfd, uint64_t upath, uint64_t uargv, u
     if (dirfd_flags < 0)
         return -EBADF;
 
-    int fd = open_exec_file(dirfd, path, flags);
+    bool self_exe;
+    int fd = open_exec_file(c, dirfd, path, flags, &self_exe);
     if (fd < 0)
         return fd;
+    /* The new elfemu would find itself behind /proc/self/exe: it is given
+     * the guest program's path instead (its AT_EXECFN shows that path). */
+    if (self_exe)
+        snprintf(filename, sizeof(filename), "%s", path_guest_view(sys_exe()));
     const char **hargv = NULL, **henvp = NULL;
     struct exec_vec av = { 0 }, ev = { 0 };
     uint64_t room;
@@ -247,7 +252,7 @@ static int do_execve(struct cpu *c, int dirfd, uint64_t upath, uint64_t uargv, u
         }
     }
     elfemu_error err;
-    if (ldr_check(self_path, exec_sysroot, &err) != 0) {
+    if (ldr_check(self_path, paths_root(), &err) != 0) {
         r = -err.errnum;
         goto out;
     }

@@ -11,7 +11,9 @@ void options_usage(FILE *f)
 {
     fputs("usage: elfemu [options] PROGRAM [ARGS...]\n"
           "Run a Linux x86_64 or ia32 ELF program (or #! script) in the emulator.\n\n"
-          "  -L, --root DIR     look for the interpreter under DIR first (a sysroot)\n"
+          "  -L, --root DIR     a foreign root: every path the guest names (interpreter,\n"
+          "                     libraries, open, exec, stat...) is looked up in DIR\n"
+          "                     first, the host's used when DIR lacks it\n"
           "  -E VAR=VALUE       set VAR in the guest's environment\n"
           "  -U VAR             remove VAR from the guest's environment\n"
           "  -0 ARGV0           pass ARGV0 as argv[0] instead of PROGRAM\n"
@@ -171,8 +173,11 @@ int options_parse(struct options *o, int argc, char **argv, char **environ)
         } else if (!strcmp(a, "-L") || !strcmp(a, "--root")) {
             if (!val)
                 return fail("-L needs a directory", NULL);
-            o->cfg.sysroot = val;
-            if (keep(o, "-L", val) != 0)
+            /* Absolute, so that a guest's execve after a chdir finds it too. */
+            free(o->root);
+            o->root = realpath(val, NULL);
+            o->cfg.sysroot = o->root ? o->root : val;
+            if (keep(o, "-L", o->cfg.sysroot) != 0)
                 return fail("out of memory", NULL);
             i++;
         } else if (!strcmp(a, "-E")) {
@@ -211,5 +216,7 @@ void options_free(struct options *o)
     o->env = NULL;
     free(o->reexec);
     o->reexec = NULL;
+    free(o->root);
+    o->root = NULL;
     o->cfg.reexec_argv = NULL;
 }

@@ -17,6 +17,7 @@ struct options {
      * free slot [0] for elfemu's own path (cfg.reexec_argv points here). */
     const char **reexec;
     int nreexec;
+    char *root;             /* -L DIR made absolute (owned) */
     char **env;             /* the guest's environment (owned) */
     const char *program;    /* PROGRAM as given */
     char **args;            /* PROGRAM's arguments, argv-style, after PROGRAM */
