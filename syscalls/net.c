@@ -252,7 +252,10 @@ int64_t sys_getsockopt(struct cpu *c, const uint64_t a[6])
      * buffer are written. */
     socklen_t hlen = (socklen_t)len;
     void *val = net_uptr(c, a[3], len > 0 ? (uint64_t)len : 0, PROT_WRITE);
-    if (syscall(SYS_getsockopt, fd, level, name, val, &hlen) < 0)
-        return -errno;
-    return copy_to_guest(c, a[4], &hlen, sizeof(hlen));
+    int64_t r = host_ret(syscall(SYS_getsockopt, fd, level, name, val, &hlen));
+    /* Some failures tell the size needed (ERANGE of SO_PEERGROUPS and
+     * SO_PEERSEC): the length goes back whenever the host changed it. */
+    if (r < 0 && hlen == (socklen_t)len)
+        return r;
+    return copy_to_guest(c, a[4], &hlen, sizeof(hlen)) ? -EFAULT : r;
 }

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
+#include <linux/filter.h>
 #include <linux/netlink.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -259,6 +260,57 @@ static void pass_credentials(void)
         SHOW("sendmsg forged pid", sendmsg(sv[0], &mh, 0));
     else
         printf("sendmsg forged pid: -1 %s\n", strerror(EPERM)); /* root may forge */
+    close(sv[0]);
+    close(sv[1]);
+}
+
+/* Classic BPF socket filters: struct sock_fprog points at the program. */
+static void filters(void)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv))
+        return perror("socketpair");
+    struct sock_filter drop[] = { BPF_STMT(BPF_RET | BPF_K, 0) };
+    struct sock_filter four[] = { BPF_STMT(BPF_RET | BPF_K, 4) };
+    struct sock_fprog prog = { 1, drop };
+    SHOW("SO_ATTACH_FILTER drop all", setsockopt(sv[1], SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)));
+    SHOW("send", send(sv[0], "dropped", 7, 0));
+    char buf[16] = { 0 };
+    SHOW("recv", recv(sv[1], buf, sizeof(buf), MSG_DONTWAIT));
+    prog.filter = four;
+    SHOW("SO_ATTACH_FILTER keep 4 bytes", setsockopt(sv[1], SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)));
+    SHOW("send", send(sv[0], "truncated", 9, 0));
+    SHOW("recv", recv(sv[1], buf, sizeof(buf), 0));
+    printf("got: %s\n", buf);
+    socklen_t len = 0;
+    SHOW("SO_GET_FILTER length", getsockopt(sv[1], SOL_SOCKET, SO_GET_FILTER, NULL, &len));
+    printf("instructions %u\n", (unsigned)len);
+    struct sock_filter back[2];
+    memset(back, 0, sizeof(back));
+    len = 2;
+    SHOW("SO_GET_FILTER", getsockopt(sv[1], SOL_SOCKET, SO_GET_FILTER, back, &len));
+    printf("len %u, code %#x k %u\n", (unsigned)len, back[0].code, back[0].k);
+    SHOW("SO_DETACH_FILTER", setsockopt(sv[1], SOL_SOCKET, SO_DETACH_FILTER, &len, sizeof(len)));
+    prog.filter = bad_ptr();
+    SHOW("SO_ATTACH_FILTER bad program", setsockopt(sv[1], SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)));
+    prog.filter = four;
+    SHOW("SO_ATTACH_FILTER short length", setsockopt(sv[1], SOL_SOCKET, SO_ATTACH_FILTER, &prog, 8));
+    SHOW("send", send(sv[0], "whole again", 11, 0));
+    memset(buf, 0, sizeof(buf));
+    SHOW("recv", recv(sv[1], buf, sizeof(buf), 0));
+    printf("got: %s\n", buf);
+
+    /* SO_PEERGROUPS with no room: ERANGE and the length needed when we
+     * have supplementary groups, else an empty list (same host, same
+     * answer natively). */
+    int ss[2];
+    socketpair(AF_UNIX, SOCK_STREAM, 0, ss);
+    len = 0;
+    errno = 0;
+    int r = getsockopt(ss[0], SOL_SOCKET, SO_PEERGROUPS, NULL, &len);
+    printf("SO_PEERGROUPS: %d %s, len %u\n", r, r < 0 ? strerror(errno) : "", (unsigned)len);
+    close(ss[0]);
+    close(ss[1]);
     close(sv[0]);
     close(sv[1]);
 }
@@ -819,6 +871,7 @@ int main(void)
     unix_pairs();
     pass_fds();
     pass_credentials();
+    filters();
     named_unix();
     tcp_v4();
     udp_v4();
