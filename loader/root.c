@@ -87,7 +87,7 @@ int ldr_root_lookup(const char *root, const char *path, bool follow, char *out, 
             n = target[0] == '/' ? 0 : before;
             res[n] = 0;
             char spliced[2 * PATH_MAX];
-            int k = snprintf(spliced, sizeof(spliced), "%s/%s", target, end);
+            int k = snprintf(spliced, sizeof(spliced), "%s%s", target, end);
             if (k < 0 || (size_t)k >= sizeof(rest))
                 return -ENAMETOOLONG;
             memcpy(rest, spliced, (size_t)k + 1);
