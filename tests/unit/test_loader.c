@@ -5,6 +5,7 @@
  * holding the guest programs. */
 #include <check.h>
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 
 #include "elfemu.h"
 #include "loader/elf_sym.h"
+#include "loader/root.h"
 
 #ifndef AT_MINSIGSTKSZ
 #define AT_MINSIGSTKSZ 51
@@ -422,6 +424,53 @@ START_TEST(sysroot_missing_interp)
 }
 END_TEST
 
+/* Lookups inside a foreign root behave as inside a chroot to it. */
+START_TEST(root_lookup)
+{
+    char root[] = "/tmp/elfemu-root-XXXXXX", p[PATH_MAX], out[PATH_MAX];
+    ck_assert_ptr_nonnull(mkdtemp(root));
+#define AT(rel) (snprintf(p, sizeof(p), "%s%s", root, rel), p)
+    ck_assert_int_eq(mkdir(AT("/usr"), 0755), 0);
+    ck_assert_int_eq(mkdir(AT("/usr/lib"), 0755), 0);
+    int fd = open(AT("/usr/lib/f"), O_CREAT | O_WRONLY, 0644);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ck_assert_int_eq(symlink("usr/lib", AT("/lib")), 0);         /* relative */
+    ck_assert_int_eq(symlink("/lib/f", AT("/abs")), 0);          /* absolute: inside root */
+    ck_assert_int_eq(symlink("../../../../..", AT("/up")), 0);   /* climbs: stops at root */
+    ck_assert_int_eq(symlink("loop", AT("/loop")), 0);
+    ck_assert_int_eq(symlink("/nowhere", AT("/dangling")), 0);
+    char want[PATH_MAX];
+    snprintf(want, sizeof(want), "%s/usr/lib/f", root);
+    const char *ok[] = { "/usr/lib/f", "/lib/f", "/abs", "/up/lib/f", "/../../lib/./f",
+                         "/usr/../up/usr/lib/f", "//lib//f" };
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        ck_assert_msg(ldr_root_lookup(root, ok[i], true, out, sizeof(out)) == 0, "%s", ok[i]);
+        ck_assert_str_eq(out, want);
+    }
+    ck_assert_int_eq(ldr_root_lookup(root, "/abs", false, out, sizeof(out)), 0);
+    snprintf(want, sizeof(want), "%s/abs", root); /* not followed */
+    ck_assert_str_eq(out, want);
+    ck_assert_int_eq(ldr_root_lookup(root, "/", true, out, sizeof(out)), 0);
+    snprintf(want, sizeof(want), "%s/", root);
+    ck_assert_str_eq(out, want);
+    ck_assert_int_eq(ldr_root_lookup(root, "/loop", true, out, sizeof(out)), -ELOOP);
+    ck_assert_int_eq(ldr_root_lookup(root, "/dangling", true, out, sizeof(out)), -ENOENT);
+    ck_assert_int_eq(ldr_root_lookup(root, "/dangling", false, out, sizeof(out)), 0);
+    ck_assert_int_eq(ldr_root_lookup(root, "/lib/f/x", true, out, sizeof(out)), -ENOTDIR);
+    ck_assert_int_eq(ldr_root_lookup(root, "/abs/", false, out, sizeof(out)), -ENOTDIR);
+    ck_assert_int_eq(ldr_root_lookup(root, "/missing", true, out, sizeof(out)), -ENOENT);
+    ck_assert_int_eq(ldr_root_lookup(root, "relative", true, out, sizeof(out)), -EINVAL);
+    const char *rm[] = { "/dangling", "/loop", "/up", "/abs", "/lib", "/usr/lib/f" };
+    for (size_t i = 0; i < sizeof(rm) / sizeof(rm[0]); i++)
+        unlink(AT(rm[i]));
+    rmdir(AT("/usr/lib"));
+    rmdir(AT("/usr"));
+    rmdir(root);
+#undef AT
+}
+END_TEST
+
 START_TEST(not_found)
 {
     elfemu *vm = elfemu_create(NULL);
@@ -454,6 +503,7 @@ int main(int argc, char **argv)
     tcase_add_test(t, aslr);
     tcase_add_test(t, shebang);
     tcase_add_test(t, sysroot_missing_interp);
+    tcase_add_test(t, root_lookup);
     tcase_add_test(t, not_found);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
