@@ -66,6 +66,13 @@ elfemu *elfemu_create(const elfemu_config *cfg)
         return NULL;
     }
     vm->cfg.reexec_argv = NULL; /* the copy lives in syscalls/exec.c */
+    if (vm->cfg.exec_rlimits && sys_set_exec_rlimits(vm->cfg.exec_rlimits) != 0) {
+        free(vm->sysroot);
+        free(vm);
+        errno = EINVAL;
+        return NULL;
+    }
+    vm->cfg.exec_rlimits = NULL;
     ldr_rng_init(&vm->rng, vm->cfg.have_seed, vm->cfg.seed);
     return vm;
 }
@@ -115,6 +122,7 @@ int elfemu_load(elfemu *vm, const char *path, char *const argv[], char *const en
     char exe[PATH_MAX];
     sys_set_exe(realpath(vm->info.program.path, exe) ? exe : vm->info.program.path);
     procfs_set_image(&vm->mm, &vm->info);
+    sys_set_comm(path);
     cpu_init(&vm->cpu, &vm->mm, vm->info.bits);
     vm->cpu.log_unimplemented = vm->cfg.log_unimplemented;
     vm->cpu.rip = vm->info.entry;

@@ -52,6 +52,10 @@ typedef struct elfemu_config {
      * The strings are copied by elfemu_create(); this is process-wide state.
      */
     const char *const *reexec_argv;
+    /** Internal (--exec-rlimits, passed by execve): the emulated RLIMIT_AS
+     *  and RLIMIT_DATA of the process that exec'd, "ascur:asmax:datacur:
+     *  datamax".  NULL: the host process's own limits. */
+    const char *exec_rlimits;
 } elfemu_config;
 
 /** Fill @p cfg with the defaults: deterministic layout, host randomness, no sysroot. */

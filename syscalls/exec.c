@@ -263,7 +263,7 @@ static int do_execve(struct cpu *c, int dirfd, uint64_t upath, uint64_t uargv, u
         nw++;
     const char *trace_words[3];
     int ntrace = strace_reexec_args(trace_words);
-    hargv = calloc(nw + (size_t)ntrace + 8 + av.n + 1, sizeof(*hargv));
+    hargv = calloc(nw + (size_t)ntrace + 10 + av.n + 1, sizeof(*hargv));
     henvp = calloc(ev.n + 1, sizeof(*henvp));
     if (!hargv || !henvp) {
         r = -ENOMEM;
@@ -275,6 +275,11 @@ static int do_execve(struct cpu *c, int dirfd, uint64_t upath, uint64_t uargv, u
     for (int i = 0; i < ntrace; i++) /* the new program traces to the same place */
         hargv[k++] = trace_words[i];
     hargv[k++] = "--execve";
+    /* The emulated limits (resource.c) the host process does not carry. */
+    char rlimits[96];
+    sys_exec_rlimits(rlimits, sizeof(rlimits));
+    hargv[k++] = "--exec-rlimits";
+    hargv[k++] = rlimits;
     hargv[k++] = "-0";
     hargv[k++] = av.n ? av.s[0] : ""; /* Linux gives an empty argv an "" argv[0] */
     char fdword[16];

@@ -4,6 +4,7 @@
 #ifndef SYSCALLS_SYSCALLS_H
 #define SYSCALLS_SYSCALLS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cpu/cpu.h"
@@ -55,6 +56,18 @@ int64_t thread_clone(struct cpu *c, uint64_t flags, uint64_t stack, uint64_t pti
 /* How execve re-enters elfemu (elfemu_config.reexec_argv) and the sysroot
  * the new program is looked up under; copied, process-wide.  0 or -ENOMEM. */
 int sys_set_exec_config(const char *const *reexec_argv, const char *sysroot);
+
+/* The host thread's name (comm) as the kernel sets it when it executes
+ * path: its last component (proc.c); set by the VM when it loads. */
+void sys_set_comm(const char *path);
+
+/* The emulated RLIMIT_AS and RLIMIT_DATA (resource.c): the guest's value
+ * of a limit (rlim_cur) for mmap/brk to enforce, and their text form
+ * "ascur:asmax:datacur:datamax" as execve passes them on (--exec-rlimits)
+ * and the new process takes them back (0 or -EINVAL). */
+uint64_t sys_guest_rlimit(int resource);
+void sys_exec_rlimits(char *buf, size_t size);
+int sys_set_exec_rlimits(const char *text);
 
 /* The guest's own executable (for /proc/self/exe); set by the VM. */
 void sys_set_exe(const char *path);

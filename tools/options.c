@@ -31,6 +31,7 @@ void options_usage(FILE *f)
           "  --execve           (internal) PROGRAM is a path taken as execve() takes it,\n"
           "                     not searched in $PATH; used when a guest execs\n"
           "  --close-fd N       (internal) close descriptor N once PROGRAM is loaded\n"
+          "  --exec-rlimits L   (internal) the guest's RLIMIT_AS and RLIMIT_DATA\n"
           "  -h, --help         show this help\n"
           "  --version          show the version\n",
           f);
@@ -146,6 +147,11 @@ int options_parse(struct options *o, int argc, char **argv, char **environ)
                 return fail("--trace-file needs a file name", NULL);
             o->cfg.trace_file = val;
             o->cfg.trace_append = a[12] != '\0';
+            i++;
+        } else if (!strcmp(a, "--exec-rlimits")) {
+            if (!val)
+                return fail("--exec-rlimits needs a value", NULL);
+            o->cfg.exec_rlimits = val;
             i++;
         } else if (!strcmp(a, "--execve")) {
             o->execve = true;
