@@ -146,10 +146,10 @@ static int arg_room(uint64_t argc, uint64_t envc, uint64_t *room)
  * execute, on a mount that allows it.  Returns an O_PATH descriptor of it
  * (or dirfd itself for AT_EMPTY_PATH) or -errno. */
 static int open_exec_file(struct cpu *c, int dirfd, const char *path, int flags,
-                          bool *self_exe)
+                          char *renamed, size_t size)
 {
     int fd;
-    *self_exe = false;
+    renamed[0] = 0;
     if (!*path) {
         fd = dirfd;
     } else {
@@ -159,7 +159,15 @@ static int open_exec_file(struct cpu *c, int dirfd, const char *path, int flags,
                              &hp);
         if (e)
             return e;
-        *self_exe = hp.proc == PROCFS_EXE && !(flags & AT_SYMLINK_NOFOLLOW);
+        /* The new elfemu looks the file up again by name: it must find
+         * this one.  Behind /proc/self/exe it would find itself, so it is
+         * given the guest program's path; a relative path that was
+         * resolved inside the root (its `..` stopping there) is given as
+         * the guest's absolute path.  AT_EXECFN shows that name. */
+        if (hp.proc == PROCFS_EXE && !(flags & AT_SYMLINK_NOFOLLOW))
+            snprintf(renamed, size, "%s", path_guest_view(sys_exe()));
+        else if (path[0] != '/' && hp.path[0] == '/')
+            snprintf(renamed, size, "%s", path_guest_view(hp.path));
         fd = openat(hp.dirfd, hp.path, O_PATH | O_CLOEXEC |
                                            ((flags & AT_SYMLINK_NOFOLLOW) ? O_NOFOLLOW : 0));
         if (fd < 0)
@@ -210,14 +218,12 @@ static int do_execve(struct cpu *c, int dirfd, uint64_t upath, uint64_t uargv, u
     if (dirfd_flags < 0)
         return -EBADF;
 
-    bool self_exe;
-    int fd = open_exec_file(c, dirfd, path, flags, &self_exe);
+    char renamed[EXEC_PATH_MAX];
+    int fd = open_exec_file(c, dirfd, path, flags, renamed, sizeof(renamed));
     if (fd < 0)
         return fd;
-    /* The new elfemu would find itself behind /proc/self/exe: it is given
-     * the guest program's path instead (its AT_EXECFN shows that path). */
-    if (self_exe)
-        snprintf(filename, sizeof(filename), "%s", path_guest_view(sys_exe()));
+    if (renamed[0])
+        snprintf(filename, sizeof(filename), "%s", renamed);
     const char **hargv = NULL, **henvp = NULL;
     struct exec_vec av = { 0 }, ev = { 0 };
     uint64_t room;

@@ -65,6 +65,7 @@ prog() {
 }
 add "$guests/procself_64_dyn" procself
 add "$(prog cat)" cat
+add "$(prog cat)" rootcat # a name the host has nowhere
 add "$(prog pwd)" pwd
 add "$(prog dash || prog sh)" sh
 echo "inside the root" >"$root/xyzzy/marker"
@@ -127,6 +128,8 @@ check "/proc/self/cmdline is the guest's" $([ "$out" = "/bin/cat /proc/self/cmdl
 out=$("$elfemu" -L "$root" /bin/sh -c 'cd /usr/lib && /bin/pwd -P && exec /bin/cat /xyzzy/marker' 2>/dev/null)
 check "exec and chdir inside the root" $([ "$out" = "/usr/lib
 inside the root" ]; echo $?)
+out=$("$elfemu" -L "$root" /bin/sh -c 'cd /usr/lib && exec ../../../../../bin/rootcat /xyzzy/marker' 2>/dev/null)
+check "exec of a relative path whose .. stops at the root" $([ "$out" = "inside the root" ]; echo $?)
 out=$("$elfemu" -L "$root" /bin/sh -c 'cd /proc/self && exec /bin/cat cmdline' 2>/dev/null | tr '\0' ' ')
 check "a relative path in /proc/self" $([ "$out" = "/bin/cat cmdline " ]; echo $?)
 out=$("$elfemu" -L "$root" /bin/cat /nonexistent-file 2>&1)
