@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -81,10 +80,6 @@ int main(int argc, char **argv)
         status = err.status;
         goto out;
     }
-    /* Like the kernel's exec (__set_task_comm): the process is named after
-     * the program, so ps, /proc/self/comm, stat and status show the guest. */
-    const char *base = strrchr(path, '/');
-    prctl(PR_SET_NAME, base ? base + 1 : path, 0, 0, 0);
     if (o.explain) {
         elfemu_explain(vm, stdout);
         if (o.explain_only) {
