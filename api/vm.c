@@ -154,7 +154,7 @@ static __attribute__((cold)) void strace_end(struct cpu *c)
          * is MAPERR where nothing is mapped, ACCERR where the protection
          * forbade the access. */
         if (si.si_code == 0 && c->fault_sig == SIGSEGV)
-            si.si_code = mm_find_vma(c->mm, c->fault_addr) ? SEGV_ACCERR : SEGV_MAPERR;
+            si.si_code = mm_prot_at(c->mm, c->fault_addr) >= 0 ? SEGV_ACCERR : SEGV_MAPERR;
         else if (si.si_code == 0 && c->fault_sig == SIGBUS)
             si.si_code = BUS_ADRERR;
         si.si_addr = (void *)(uintptr_t)c->fault_addr;

@@ -1,4 +1,20 @@
-/* The decoded-block cache (see cpu/block.h). */
+/* The decoded-block cache (see cpu/block.h for the threading design).
+ *
+ * Two structures:
+ * - struct cpu_cache, one per guest thread: its blocks by start address and
+ *   by page.  Only the owning thread touches it, except for the queue of
+ *   pending invalidations, which is shared and guarded by the mm lock.
+ * - struct code_registry, one per address space (mm->code): the pages any
+ *   cache decoded from (and whether elfemu write-protected them), and the
+ *   list of caches.  Guarded by the mm lock, which also guards the VMA list
+ *   the registry consults: one lock, so there is no lock order between
+ *   them to get wrong.
+ *
+ * The invariant that makes lazy dropping safe: whenever a cache holds a
+ * block with bytes on page P, either P is in the registry (so a write to it
+ * or a munmap/mprotect of it is noticed) or an invalidation of P is queued
+ * in that cache.  Pages are entered before their bytes are read, and an
+ * invalidation removes the page and queues it in every cache at once. */
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -9,28 +25,172 @@
 
 #define HASH_BITS 16
 #define PAGE_HASH_BITS 12
+#define QUEUE_MAX 16
 
-/* Which blocks have instructions on a page (for invalidation). */
+static unsigned hash_rip(uint64_t rip) { return (unsigned)((rip * 0x9e3779b97f4a7c15ull) >> (64 - HASH_BITS)); }
+static unsigned hash_page(uint64_t page) { return (unsigned)((page * 0x9e3779b97f4a7c15ull) >> (64 - PAGE_HASH_BITS)); }
+
+/* ------------------------------------------------------------ the registry */
+
+struct code_page {
+    uint64_t page;
+    bool write_protected;  /* elfemu made it read-only on the host */
+    struct code_page *next;
+};
+
+struct code_registry {
+    struct code_page *pages[1u << PAGE_HASH_BITS];
+    uint64_t npages;            /* read without the lock for a fast "none" */
+    struct cpu_cache *caches;   /* every thread's cache */
+};
+
+/* Which of this cache's blocks have instructions on a page. */
 struct page_entry {
     uint64_t page;
     struct block **v;
     uint32_t n, cap;
-    bool write_protected;  /* we made it read-only on the host */
     struct page_entry *next;
+};
+
+struct range {
+    uint64_t start, end;
 };
 
 struct cpu_cache {
     struct cpu_cache_hot hot; /* first: read by the dispatch loop (block.h) */
     struct block *hash[1u << HASH_BITS];
     struct page_entry *pages[1u << PAGE_HASH_BITS];
-    uint64_t npages;       /* entries in pages[] */
+    uint64_t npages;          /* entries in pages[] */
+    struct cpu *cpu;
     struct mm_space *mm;
+    /* Under the mm lock: the registry's list and the pending invalidations
+     * (flush_all when the queue overflowed). */
+    struct cpu_cache *next;
+    struct range queue[QUEUE_MAX];
+    unsigned nqueue;
+    bool flush_all;
 };
 
-static unsigned hash_rip(uint64_t rip) { return (unsigned)((rip * 0x9e3779b97f4a7c15ull) >> (64 - HASH_BITS)); }
-static unsigned hash_page(uint64_t page) { return (unsigned)((page * 0x9e3779b97f4a7c15ull) >> (64 - PAGE_HASH_BITS)); }
+static struct code_registry *registry(const struct mm_space *mm)
+{
+    return (struct code_registry *)mm->code;
+}
 
-static struct cpu_cache *current_cache; /* for the write-fault hook; one space per process */
+static struct code_page **reg_slot(struct code_registry *r, uint64_t page)
+{
+    struct code_page **slot = &r->pages[hash_page(page)];
+    while (*slot && (*slot)->page != page)
+        slot = &(*slot)->next;
+    return slot;
+}
+
+/* Enter page before its bytes are decoded (mm lock held); false when out
+ * of memory. */
+static bool reg_enter(struct mm_space *mm, uint64_t page)
+{
+    struct code_registry *r = registry(mm);
+    struct code_page **slot = reg_slot(r, page);
+    if (*slot)
+        return true;
+    struct code_page *p = calloc(1, sizeof(*p));
+    if (!p)
+        return false;
+    p->page = page;
+    p->write_protected = mm_code_protect(mm, page);
+    *slot = p;
+    __atomic_store_n(&r->npages, r->npages + 1, __ATOMIC_RELAXED);
+    return true;
+}
+
+static bool reg_remove(struct mm_space *mm, struct code_page **slot)
+{
+    struct code_registry *r = registry(mm);
+    struct code_page *p = *slot;
+    if (p->write_protected)
+        mm_code_unprotect(mm, p->page);
+    *slot = p->next;
+    free(p);
+    __atomic_store_n(&r->npages, r->npages - 1, __ATOMIC_RELAXED);
+    return true;
+}
+
+/* Queue [start, end) in every cache and raise their attention. */
+static void queue_everywhere(struct code_registry *r, uint64_t start, uint64_t end)
+{
+    for (struct cpu_cache *k = r->caches; k; k = k->next) {
+        if (k->nqueue < QUEUE_MAX)
+            k->queue[k->nqueue++] = (struct range){ start, end };
+        else
+            k->flush_all = true;
+        __atomic_fetch_or(&k->cpu->attention, CPU_ATTN_CODE, __ATOMIC_RELEASE);
+    }
+}
+
+/* Remove the registered pages of [start, end) and queue the range in every
+ * cache (mm lock held). */
+static void invalidate_locked(struct mm_space *mm, uint64_t start, uint64_t end)
+{
+    struct code_registry *r = registry(mm);
+    if (!r || r->npages == 0 || end <= start)
+        return;
+    uint64_t first = mm_page_down(start);
+    bool any = false;
+    if ((end - first) / MM_PAGE_SIZE <= 4 * r->npages) {
+        for (uint64_t p = first; p < end; p += MM_PAGE_SIZE) {
+            struct code_page **slot = reg_slot(r, p);
+            if (*slot)
+                any = reg_remove(mm, slot);
+        }
+    } else {
+        /* A large range (a big munmap or mmap): visit the code pages instead. */
+        for (unsigned i = 0; i < (1u << PAGE_HASH_BITS); i++)
+            for (struct code_page **slot = &r->pages[i]; *slot;) {
+                if ((*slot)->page >= first && (*slot)->page < end)
+                    any = reg_remove(mm, slot);
+                else
+                    slot = &(*slot)->next;
+            }
+    }
+    if (any)
+        queue_everywhere(r, first, end);
+}
+
+void cpu_invalidate(struct cpu *c, uint64_t start, uint64_t end)
+{
+    struct code_registry *r = registry(c->mm);
+    /* Most calls (every buffer a syscall writes) touch no code page. */
+    if (!r || __atomic_load_n(&r->npages, __ATOMIC_RELAXED) == 0 || end <= start)
+        return;
+    mm_lock(c->mm);
+    invalidate_locked(c->mm, start, end);
+    mm_unlock(c->mm);
+}
+
+/* Called from the host fault handler, on the faulting thread, for a write
+ * to a page that is read-only on the host. */
+static bool code_write_hook(struct mm_space *mm, uint64_t addr)
+{
+    struct code_registry *r = registry(mm);
+    if (!r)
+        return false;
+    uint64_t page = mm_page_down(addr);
+    bool handled = false;
+    mm_lock(mm);
+    struct code_page **slot = reg_slot(r, page);
+    if (*slot && (*slot)->write_protected) {
+        invalidate_locked(mm, page, page + MM_PAGE_SIZE);
+        handled = true;
+    } else if (!*slot && mm_prot_at(mm, page) >= 0 && (mm_prot_at(mm, page) & PROT_WRITE)) {
+        /* Another thread dropped the page between our store and this
+         * handler: its guest protection is back (make sure), retry. */
+        mm_code_unprotect(mm, page);
+        handled = true;
+    }
+    mm_unlock(mm);
+    return handled;
+}
+
+/* ------------------------------------------------------------ one cache */
 
 static struct page_entry *page_get(struct cpu_cache *k, uint64_t page, bool create)
 {
@@ -61,7 +221,8 @@ static void page_forget(struct cpu_cache *k, struct page_entry *pe)
     k->npages--;
 }
 
-static void retire(struct cpu_cache *k, struct block *b)
+/* Take b out of the hash and onto the drop list. */
+static void drop(struct cpu_cache *k, struct block *b, struct block **list)
 {
     if (b->retired)
         return;
@@ -71,97 +232,127 @@ static void retire(struct cpu_cache *k, struct block *b)
         slot = &(*slot)->hnext;
     if (*slot)
         *slot = b->hnext;
-    b->rnext = k->hot.retired;
-    k->hot.retired = b;
+    b->rnext = *list;
+    *list = b;
 }
 
-/* Retire every block on page; give the page its guest protection back. */
-static void invalidate_page(struct cpu_cache *k, uint64_t page)
+static void drop_page(struct cpu_cache *k, struct page_entry *pe, struct block **list)
 {
-    struct page_entry *pe = page_get(k, page, false);
-    if (!pe)
-        return;
     for (uint32_t i = 0; i < pe->n; i++)
-        retire(k, pe->v[i]);
-    if (pe->write_protected) {
-        const struct mm_vma *v = mm_find_vma(k->mm, page);
-        if (v && (v->prot & PROT_WRITE))
-            mprotect(k->mm->base + page, MM_PAGE_SIZE, PROT_READ | PROT_WRITE);
-    }
+        drop(k, pe->v[i], list);
     page_forget(k, pe);
-    k->hot.epoch++;
 }
 
-/* Called from the host fault handler for a write to a page we protected. */
-static bool code_write_hook(uint64_t addr)
+static void drop_range(struct cpu_cache *k, uint64_t start, uint64_t end, struct block **list)
 {
-    struct cpu_cache *k = current_cache;
-    if (!k)
-        return false;
-    struct page_entry *pe = page_get(k, mm_page_down(addr), false);
-    if (!pe || !pe->write_protected)
-        return false;
-    invalidate_page(k, mm_page_down(addr));
-    return true;
-}
-
-void cpu_invalidate(struct cpu *c, uint64_t start, uint64_t end)
-{
-    struct cpu_cache *k = c->cache;
-    if (!k || k->npages == 0 || end <= start)
+    if (k->npages == 0)
         return;
-    uint64_t first = mm_page_down(start);
-    if ((end - first) / MM_PAGE_SIZE <= 4 * k->npages) {
-        for (uint64_t p = first; p < end; p += MM_PAGE_SIZE)
-            invalidate_page(k, p);
+    if ((end - start) / MM_PAGE_SIZE <= 4 * k->npages) {
+        for (uint64_t p = start; p < end; p += MM_PAGE_SIZE) {
+            struct page_entry *pe = page_get(k, p, false);
+            if (pe)
+                drop_page(k, pe, list);
+        }
         return;
     }
-    /* A large range (a big munmap or mmap): visit the code pages instead. */
     for (unsigned i = 0; i < (1u << PAGE_HASH_BITS); i++)
         for (struct page_entry *pe = k->pages[i], *next; pe; pe = next) {
             next = pe->next;
-            if (pe->page >= first && pe->page < end)
-                invalidate_page(k, pe->page);
+            if (pe->page >= start && pe->page < end)
+                drop_page(k, pe, list);
         }
 }
 
-static int page_add(struct cpu_cache *k, uint64_t page, struct block *b)
+/* Free dropped blocks, first taking them off the lists of the other pages
+ * they span. */
+static void free_dropped(struct cpu_cache *k, struct block *list)
+{
+    while (list) {
+        struct block *b = list;
+        list = b->rnext;
+        for (uint64_t p = mm_page_down(b->start); p < b->end; p += MM_PAGE_SIZE) {
+            struct page_entry *pe = page_get(k, p, false);
+            for (uint32_t i = 0; pe && i < pe->n; i++)
+                if (pe->v[i] == b)
+                    pe->v[i--] = pe->v[--pe->n];
+        }
+        free(b);
+    }
+    k->hot.epoch++;
+}
+
+void cpu_cache_attend(struct cpu *c)
+{
+    struct cpu_cache *k = c->cache;
+    struct range q[QUEUE_MAX];
+    mm_lock(c->mm);
+    __atomic_fetch_and(&c->attention, ~CPU_ATTN_CODE, __ATOMIC_ACQUIRE);
+    unsigned n = k->nqueue;
+    bool all = k->flush_all;
+    memcpy(q, k->queue, n * sizeof(q[0]));
+    k->nqueue = 0;
+    k->flush_all = false;
+    mm_unlock(c->mm);
+    struct block *list = NULL;
+    if (all) {
+        for (unsigned i = 0; i < (1u << PAGE_HASH_BITS); i++)
+            while (k->pages[i])
+                drop_page(k, k->pages[i], &list);
+    } else {
+        for (unsigned i = 0; i < n; i++)
+            drop_range(k, q[i].start, q[i].end, &list);
+    }
+    free_dropped(k, list);
+}
+
+/* ------------------------------------------------------------ decoding */
+
+static void page_add(struct cpu_cache *k, uint64_t page, struct block *b)
 {
     struct page_entry *pe = page_get(k, page, true);
     if (!pe)
-        return -ENOMEM;
+        return;
     if (pe->n == pe->cap) {
         uint32_t cap = pe->cap ? pe->cap * 2 : 8;
         struct block **v = realloc(pe->v, cap * sizeof(*v));
         if (!v)
-            return -ENOMEM;
+            return;
         pe->v = v;
         pe->cap = cap;
     }
     pe->v[pe->n++] = b;
-    if (!pe->write_protected) {
-        const struct mm_vma *v = mm_find_vma(k->mm, page);
-        if (v && (v->prot & PROT_WRITE)) {
-            mprotect(k->mm->base + page, MM_PAGE_SIZE, PROT_READ);
-            pe->write_protected = true;
-        }
-    }
-    return 0;
 }
 
-/* How many bytes from rip can be fetched (executable), at most 15. */
-static unsigned fetchable(struct cpu *c, uint64_t rip)
+/* How many bytes from rip can be fetched (executable), at most 15; the
+ * pages they lie on are entered in the registry first, so that a write
+ * racing with the decoder either precedes the read or invalidates it.
+ * *entered: the end of the pages this decode entered already. */
+static unsigned fetchable(struct cpu *c, uint64_t rip, uint64_t *entered)
 {
     unsigned n = 0;
+    mm_lock(c->mm);
     while (n < 15) {
         uint64_t a = rip + n;
         if (c->bits == 32 && a >= (1ull << 32))
             break;
         if (!mm_check(c->mm, a, 1, PROT_EXEC))
             break;
+        uint64_t page = mm_page_down(a);
+        if (entered && page + MM_PAGE_SIZE > *entered) {
+            if (!reg_enter(c->mm, page))
+                break;
+            *entered = page + MM_PAGE_SIZE;
+        }
         n += (unsigned)(MM_PAGE_SIZE - (a & (MM_PAGE_SIZE - 1)));
     }
+    mm_unlock(c->mm);
     return n > 15 ? 15 : n;
+}
+
+/* SEGV_ACCERR where something is mapped, SEGV_MAPERR where nothing is. */
+static int segv_code(struct cpu *c, uint64_t addr)
+{
+    return mm_prot_at(c->mm, addr) >= 0 ? 2 /* SEGV_ACCERR */ : 1 /* SEGV_MAPERR */;
 }
 
 /* Dead flags: going backwards through the block, the arithmetic flags that
@@ -183,9 +374,9 @@ static struct block *decode_block(struct cpu *c, uint64_t rip)
     struct op ops[BLOCK_MAX_OPS];
     struct op_meta meta[BLOCK_MAX_OPS];
     unsigned n = 0;
-    uint64_t pc = rip;
+    uint64_t pc = rip, entered = 0;
     while (n < BLOCK_MAX_OPS) {
-        unsigned avail = fetchable(c, pc);
+        unsigned avail = fetchable(c, pc, &entered);
         if (avail == 0)
             break;
         bool ends = false;
@@ -198,7 +389,7 @@ static struct block *decode_block(struct cpu *c, uint64_t rip)
             break;
     }
     if (n == 0)
-        cpu_fault(c, SIGSEGV, mm_find_vma(c->mm, rip) ? 2 /* SEGV_ACCERR */ : 1, rip);
+        cpu_fault(c, SIGSEGV, segv_code(c, rip), rip);
     mark_dead_flags(ops, meta, n);
     /* One more op: the sentinel the last NEXT of a cut-short block reaches. */
     struct block *b = malloc(sizeof(*b) + (n + 1) * sizeof(struct op));
@@ -222,10 +413,10 @@ static struct block *decode_block(struct cpu *c, uint64_t rip)
 
 void cpu_decode_single(struct cpu *c, struct op *op)
 {
-    unsigned avail = fetchable(c, c->rip);
+    unsigned avail = fetchable(c, c->rip, NULL);
     bool ends;
     if (avail == 0 || cpu_decode_one(c, c->rip, c->mm->base + c->rip, avail, op, &ends, NULL) == 0)
-        cpu_fault(c, SIGSEGV, mm_find_vma(c->mm, c->rip + avail) ? 2 : 1, c->rip + avail);
+        cpu_fault(c, SIGSEGV, segv_code(c, c->rip + avail), c->rip + avail);
 }
 
 struct block *cpu_block_lookup(struct cpu *c, uint64_t rip)
@@ -237,23 +428,7 @@ struct block *cpu_block_lookup(struct cpu *c, uint64_t rip)
     return decode_block(c, rip);
 }
 
-void cpu_cache_free_retired(struct cpu *c)
-{
-    struct cpu_cache *k = c->cache;
-    while (k->hot.retired) {
-        struct block *b = k->hot.retired;
-        k->hot.retired = b->rnext;
-        /* Drop it from the page lists of other pages it spans. */
-        for (uint64_t p = mm_page_down(b->start); p < b->end; p += MM_PAGE_SIZE) {
-            struct page_entry *pe = page_get(k, p, false);
-            for (uint32_t i = 0; pe && i < pe->n; i++)
-                if (pe->v[i] == b)
-                    pe->v[i--] = pe->v[--pe->n];
-        }
-        free(b);
-    }
-}
-
+/* ------------------------------------------------------------ lifetime */
 
 int cpu_cache_create(struct cpu *c)
 {
@@ -261,11 +436,51 @@ int cpu_cache_create(struct cpu *c)
     if (!k)
         return -ENOMEM;
     k->mm = c->mm;
+    k->cpu = c;
     k->hot.epoch = 1;
+    mm_lock(c->mm);
+    if (!c->mm->code && !(c->mm->code = calloc(1, sizeof(struct code_registry)))) {
+        mm_unlock(c->mm);
+        free(k);
+        return -ENOMEM;
+    }
+    struct code_registry *r = registry(c->mm);
+    k->next = r->caches;
+    r->caches = k;
+    mm_unlock(c->mm);
     c->cache = k;
-    current_cache = k;
     mm_fault_set_code_hook(code_write_hook);
     return 0;
+}
+
+/* Free a cache's blocks and pages (not its registration). */
+static void cache_free(struct cpu_cache *k)
+{
+    for (unsigned i = 0; i < (1u << HASH_BITS); i++)
+        for (struct block *b = k->hash[i]; b;) {
+            struct block *n = b->hnext;
+            free(b);
+            b = n;
+        }
+    for (unsigned i = 0; i < (1u << PAGE_HASH_BITS); i++)
+        while (k->pages[i])
+            page_forget(k, k->pages[i]);
+    free(k);
+}
+
+/* The registry itself goes with the last cache (its pages stay as they
+ * are: the space is being torn down or re-created). */
+static void registry_free(struct mm_space *mm)
+{
+    struct code_registry *r = registry(mm);
+    for (unsigned i = 0; i < (1u << PAGE_HASH_BITS); i++)
+        while (r->pages[i]) {
+            struct code_page *p = r->pages[i];
+            r->pages[i] = p->next;
+            free(p);
+        }
+    free(r);
+    mm->code = NULL;
 }
 
 void cpu_cache_destroy(struct cpu *c)
@@ -273,18 +488,43 @@ void cpu_cache_destroy(struct cpu *c)
     struct cpu_cache *k = c->cache;
     if (!k)
         return;
-    for (unsigned i = 0; i < (1u << HASH_BITS); i++)
-        for (struct block *b = k->hash[i]; b;) {
-            struct block *n = b->hnext;
-            free(b);
-            b = n;
-        }
-    cpu_cache_free_retired(c);
-    for (unsigned i = 0; i < (1u << PAGE_HASH_BITS); i++)
-        while (k->pages[i])
-            page_forget(k, k->pages[i]);
-    if (current_cache == k)
-        current_cache = NULL;
-    free(k);
+    mm_lock(c->mm);
+    struct code_registry *r = registry(c->mm);
+    struct cpu_cache **slot = &r->caches;
+    while (*slot != k)
+        slot = &(*slot)->next;
+    *slot = k->next;
+    if (!r->caches)
+        registry_free(c->mm);
+    mm_unlock(c->mm);
+    cache_free(k);
     c->cache = NULL;
+}
+
+void cpu_fork_prepare(struct mm_space *mm)
+{
+    mm_lock(mm);
+}
+
+void cpu_fork_parent(struct mm_space *mm)
+{
+    mm_unlock(mm);
+}
+
+void cpu_fork_child(struct cpu *c)
+{
+    /* Only the calling thread exists here: its lock is reset, and the
+     * caches of the threads that did not come along are freed. */
+    mm_lock_reset(c->mm);
+    struct code_registry *r = registry(c->mm);
+    if (!r)
+        return;
+    for (struct cpu_cache *k = r->caches, *next; k; k = next) {
+        next = k->next;
+        if (k != c->cache)
+            cache_free(k);
+    }
+    r->caches = c->cache;
+    if (c->cache)
+        c->cache->next = NULL;
 }

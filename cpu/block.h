@@ -5,12 +5,27 @@
  * through a hash of their start address, and each block remembers the
  * blocks that followed it (succ[]) so that hot loops skip the hash.
  *
- * Invalidation: decoding from a page the guest may write makes that page
- * read-only on the host; the guest's first write to it faults, the page's
- * blocks are retired, the page becomes writable again and the write is
- * retried (self-modifying code and JITs work).  munmap/mprotect/mremap call
- * cpu_invalidate().  Retired blocks are freed at the next block boundary;
- * successor links are trusted only while their epoch is the cache's. */
+ * Threads: every guest thread has its own cache (struct cpu_cache), which
+ * only that thread reads, changes and frees, so the dispatch loop takes no
+ * lock.  What the threads share is the address space's code registry
+ * (cpu/block.c): the pages any cache has decoded code from, and the list of
+ * caches.  Invalidation (a write to a code page, munmap, mprotect, ...) by
+ * any thread removes the pages from the registry and queues the range in
+ * every cache, raising CPU_ATTN_CODE in its owner's attention word; the
+ * owner drops and frees the blocks at its next block boundary, before it
+ * looks up another block.  A block is therefore never freed while a thread
+ * runs it, and no thread runs a stale block after the boundary that follows
+ * the invalidation (the dispatch loop's only cost: one load and branch of
+ * the attention word per block).
+ *
+ * Write detection: before bytes of a page are decoded, the page is entered
+ * in the registry and, when the guest may write it, made read-only on the
+ * host; the first write by any thread faults, the page's code is
+ * invalidated everywhere, the page becomes writable again and the write is
+ * retried (self-modifying code and JITs work).  Protecting before reading
+ * means a concurrent write is either seen by the decoder or invalidates
+ * what it decoded.  Successor links are trusted only while their epoch is
+ * the cache's (bumped whenever blocks are freed). */
 #ifndef CPU_BLOCK_H
 #define CPU_BLOCK_H
 
@@ -21,7 +36,7 @@
 struct block {
     uint64_t start, end;        /* guest range of its instructions */
     struct block *hnext;        /* hash chain */
-    struct block *rnext;        /* retired list */
+    struct block *rnext;        /* list of blocks being dropped */
     struct block *succ[2];      /* the last two blocks that followed */
     uint64_t succ_rip[2];
     uint64_t succ_epoch;
@@ -33,8 +48,7 @@ struct block {
 /* The part of the cache the dispatch loop reads once per block; the rest
  * of struct cpu_cache is private to cpu/block.c. */
 struct cpu_cache_hot {
-    uint64_t epoch;         /* bumped whenever blocks are retired */
-    struct block *retired;  /* retired blocks waiting to be freed */
+    uint64_t epoch;         /* bumped whenever blocks are freed */
 };
 
 static inline const struct cpu_cache_hot *cache_hot(const struct cpu *c)
@@ -45,7 +59,9 @@ static inline const struct cpu_cache_hot *cache_hot(const struct cpu *c)
 struct block *cpu_block_lookup(struct cpu *c, uint64_t rip);
 /* Decode the one instruction at c->rip, outside the cache (single-stepping). */
 void cpu_decode_single(struct cpu *c, struct op *op);
-void cpu_cache_free_retired(struct cpu *c);
+/* The owner's side of CPU_ATTN_CODE: drop the blocks of every queued
+ * invalidation (at a block boundary: no block of this cache is running). */
+void cpu_cache_attend(struct cpu *c);
 
 int cpu_cache_create(struct cpu *c);
 void cpu_cache_destroy(struct cpu *c);

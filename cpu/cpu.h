@@ -115,7 +115,14 @@ struct cpu {
     int fault_sig, fault_code;
     uint64_t fault_addr;
     uint64_t icount;        /* instructions retired (counted per block) */
+    /* Work for this CPU's thread at its next block boundary (CPU_ATTN_*
+     * bits), raised by any thread; the dispatch loop tests it once per
+     * block.  One word shared by every area that needs such a stop. */
+    volatile int attention;
 };
+
+/* c->attention bits. */
+#define CPU_ATTN_CODE 0x1   /* decoded code was invalidated (cpu/block.c) */
 
 /* Register slot offsets for ops. */
 #define SLOT_GPR(i) ((uint8_t)((i) * 8))
@@ -181,6 +188,18 @@ static inline void set_gpr64(struct cpu *c, uint8_t off, uint64_t v) { GPR64(c, 
 void cpu_init(struct cpu *c, struct mm_space *mm, int bits);
 void cpu_destroy(struct cpu *c);
 
+/* A new CPU for a guest thread: parent's registers and FPU/SSE state, its
+ * own decoded-block cache, not running.  NULL when out of memory.  The
+ * caller adjusts rax/rsp/FS; cpu_free() destroys and frees it. */
+struct cpu *cpu_clone(const struct cpu *parent);
+void cpu_free(struct cpu *c);
+
+/* Around a host fork (thread registry, syscalls/thread.c): hold the code
+ * registry's lock across the fork; in the child only c's cache remains. */
+void cpu_fork_prepare(struct mm_space *mm);
+void cpu_fork_parent(struct mm_space *mm);
+void cpu_fork_child(struct cpu *c);
+
 /* Run until the guest exits or dies; the reason is in c->stop / c->stop_code. */
 void cpu_run(struct cpu *c);
 
@@ -203,7 +222,8 @@ void cpu_unimplemented(struct cpu *c, const uint8_t *bytes, unsigned len, bool i
 void cpu_disasm(int bits, const uint8_t *bytes, unsigned len, uint64_t addr, char *buf,
                 unsigned size);
 
-/* Forget decoded code in [start, end) (munmap, mprotect, writes). */
+/* Forget decoded code in [start, end) (munmap, mprotect, writes), in every
+ * thread's cache: each drops its blocks there before it runs another one. */
 void cpu_invalidate(struct cpu *c, uint64_t start, uint64_t end);
 
 /* The syscall layer's entry (syscalls/dispatch.c): c->r[] hold the request. */

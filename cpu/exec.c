@@ -12,6 +12,7 @@
 #include "cpu/block.h"
 #include "cpu/decode.h"
 #include "cpu/flags.h"
+#include "cpu/sse.h"
 
 void cpu_init(struct cpu *c, struct mm_space *mm, int bits)
 {
@@ -36,6 +37,36 @@ void cpu_init(struct cpu *c, struct mm_space *mm, int bits)
 void cpu_destroy(struct cpu *c)
 {
     cpu_cache_destroy(c);
+}
+
+struct cpu *cpu_clone(const struct cpu *parent)
+{
+    struct cpu *c = malloc(sizeof(*c));
+    if (!c)
+        return NULL;
+    memcpy(c, parent, sizeof(*c));
+    /* The parent's MXCSR flags may still be accumulating in its host
+     * register; the child starts from the value the guest would read. */
+    c->mxcsr = cpu_mxcsr_value(parent);
+    c->mxcsr_live = false;
+    c->cache = NULL;
+    c->fault_jmp = NULL;
+    c->attention = 0;
+    c->stop = CPU_RUNNING;
+    c->icount = 0;
+    if (cpu_cache_create(c) != 0) {
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+void cpu_free(struct cpu *c)
+{
+    if (!c)
+        return;
+    cpu_destroy(c);
+    free(c);
 }
 
 void cpu_raise(struct cpu *c, int sig)
@@ -110,6 +141,8 @@ static void run_guarded(struct cpu *c, void (*body)(struct cpu *c))
     int why = sigsetjmp(jmp, 0);
     if (why) {
         mm_fault_disarm();
+        /* A fault may have unwound a holder of the space's lock. */
+        mm_lock_release_all(c->mm);
         if (why == 1) {
             c->fault_sig = fault.host_signo == SIGBUS ? SIGBUS : SIGSEGV;
             c->fault_addr = fault.addr;
@@ -143,10 +176,12 @@ static void run_blocks(struct cpu *c)
 {
     struct block *prev = NULL;
     while (c->stop == CPU_RUNNING) {
-        if (prev && prev->retired)
-            prev = NULL; /* invalidated while it ran: about to be freed */
-        if (UNLIKELY(cache_hot(c)->retired != NULL))
-            cpu_cache_free_retired(c);
+        if (UNLIKELY(c->attention & CPU_ATTN_CODE)) {
+            /* Code was invalidated (by any thread): drop it before looking
+             * up the next block; prev may be among the freed. */
+            cpu_cache_attend(c);
+            prev = NULL;
+        }
         uint64_t rip = c->rip, epoch = cache_hot(c)->epoch;
         struct block *b;
         if (prev && prev->succ_epoch == epoch && prev->succ_rip[0] == rip)

@@ -23,7 +23,7 @@ struct fault_arm {
 };
 
 static __thread struct fault_arm armed;
-static bool (*code_hook)(uint64_t addr);
+static bool (*code_hook)(struct mm_space *mm, uint64_t addr);
 static __thread void *altstack;
 
 /* Page-fault error code bit 1: the access was a write (SDM vol. 3, 4.7). */
@@ -53,8 +53,10 @@ static void fault_handler(int sig, siginfo_t *si, void *uc_)
     if (mm && armed.jmp && a >= mm->base && a < mm->base + mm->reserved) {
         bool write = (uc->uc_mcontext.gregs[REG_ERR] & PF_ERR_WRITE) != 0;
         /* A write to a page holding decoded code: forget that code, make the
-         * page writable again and let the store run once more. */
-        if (write && code_hook && code_hook((uint64_t)(a - mm->base)))
+         * page writable again and let the store run once more.  (Only a
+         * protection fault can be one: SIGBUS past a file's end is not.) */
+        if (write && sig == SIGSEGV && si->si_code == SEGV_ACCERR && code_hook &&
+            code_hook((struct mm_space *)mm, (uint64_t)(a - mm->base)))
             return;
         armed.out->addr = (uint64_t)(a - mm->base);
         armed.out->access = write ? MM_ACCESS_WRITE : MM_ACCESS_READ;
@@ -124,9 +126,20 @@ int mm_copy_guarded(const struct mm_space *mm, void *dst, const void *src, size_
     return r;
 }
 
-void mm_fault_set_code_hook(bool (*hook)(uint64_t addr))
+void mm_fault_set_code_hook(bool (*hook)(struct mm_space *mm, uint64_t addr))
 {
     code_hook = hook;
+}
+
+void mm_fault_thread_exit(void)
+{
+    if (!altstack)
+        return;
+    stack_t ss = { .ss_flags = SS_DISABLE };
+    if (sigaltstack(&ss, NULL) == 0) {
+        free(altstack);
+        altstack = NULL;
+    }
 }
 
 void mm_fault_arm(const struct mm_space *mm, sigjmp_buf *jmp, struct mm_fault *out)

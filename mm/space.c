@@ -23,9 +23,60 @@ static int host_prot(int prot)
     return p;
 }
 
+/* ------------------------------------------------------------ the lock */
+
+/* A per-thread token: its address tells the threads apart without a
+ * syscall, and stays unique while the thread lives. */
+static __thread char self_token;
+
+static struct mm_lock *lock_of(const struct mm_space *mm)
+{
+    return (struct mm_lock *)&mm->lock; /* the lock is mutable even in a const space */
+}
+
+void mm_lock(const struct mm_space *mm)
+{
+    struct mm_lock *l = lock_of(mm);
+    if (__atomic_load_n(&l->owner, __ATOMIC_RELAXED) == &self_token) {
+        l->depth++;
+        return;
+    }
+    pthread_mutex_lock(&l->m);
+    __atomic_store_n(&l->owner, &self_token, __ATOMIC_RELAXED);
+    l->depth = 1;
+}
+
+void mm_unlock(const struct mm_space *mm)
+{
+    struct mm_lock *l = lock_of(mm);
+    if (--l->depth == 0) {
+        __atomic_store_n(&l->owner, NULL, __ATOMIC_RELAXED);
+        pthread_mutex_unlock(&l->m);
+    }
+}
+
+void mm_lock_release_all(const struct mm_space *mm)
+{
+    struct mm_lock *l = lock_of(mm);
+    if (__atomic_load_n(&l->owner, __ATOMIC_RELAXED) == &self_token) {
+        l->depth = 1;
+        mm_unlock(mm);
+    }
+}
+
+void mm_lock_reset(struct mm_space *mm)
+{
+    pthread_mutex_init(&mm->lock.m, NULL);
+    mm->lock.owner = NULL;
+    mm->lock.depth = 0;
+}
+
+/* ------------------------------------------------------------ the space */
+
 int mm_space_init(struct mm_space *mm, int bits)
 {
     memset(mm, 0, sizeof(*mm));
+    mm_lock_reset(mm);
     mm->bits = bits;
     mm->size = bits == 32 ? (1ull << 32) : (1ull << 46);
     mm->reserved = mm->size + MM_GUARD;
@@ -71,15 +122,18 @@ int mm_map_anon(struct mm_space *mm, uint64_t start, uint64_t len, int prot, int
     if (!range_ok(mm, start, len))
         return -EINVAL;
     int share = (flags & MM_VMA_SHARED) ? MAP_SHARED : MAP_PRIVATE;
+    mm_lock(mm);
     void *p = mmap(mm->base + start, len, host_prot(prot),
                    share | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED)
-        return -errno;
-    struct mm_vma v = { .start = start, .end = start + len, .prot = prot,
-                        .flags = flags | MM_VMA_ANON, .name = (char *)name };
-    int err = mm_vmas_insert(&mm->vmas, &v);
-    if (err)
-        reserve_again(mm, start, len);
+    int err = p == MAP_FAILED ? -errno : 0;
+    if (!err) {
+        struct mm_vma v = { .start = start, .end = start + len, .prot = prot,
+                            .flags = flags | MM_VMA_ANON, .name = (char *)name };
+        err = mm_vmas_insert(&mm->vmas, &v);
+        if (err)
+            reserve_again(mm, start, len);
+    }
+    mm_unlock(mm);
     return err;
 }
 
@@ -94,15 +148,18 @@ int mm_map_file(struct mm_space *mm, uint64_t start, uint64_t len, int prot, int
     if (fstat(fd, &st) != 0)
         return -errno;
     int share = (flags & MM_VMA_SHARED) ? MAP_SHARED : MAP_PRIVATE;
+    mm_lock(mm);
     void *p = mmap(mm->base + start, len, host_prot(prot), share | MAP_FIXED, fd, (off_t)offset);
-    if (p == MAP_FAILED)
-        return -errno;
-    struct mm_vma v = { .start = start, .end = start + len, .prot = prot, .flags = flags,
-                        .offset = offset, .dev = st.st_dev, .ino = st.st_ino,
-                        .name = (char *)name };
-    int err = mm_vmas_insert(&mm->vmas, &v);
-    if (err)
-        reserve_again(mm, start, len);
+    int err = p == MAP_FAILED ? -errno : 0;
+    if (!err) {
+        struct mm_vma v = { .start = start, .end = start + len, .prot = prot, .flags = flags,
+                            .offset = offset, .dev = st.st_dev, .ino = st.st_ino,
+                            .name = (char *)name };
+        err = mm_vmas_insert(&mm->vmas, &v);
+        if (err)
+            reserve_again(mm, start, len);
+    }
+    mm_unlock(mm);
     return err;
 }
 
@@ -111,8 +168,12 @@ int mm_unmap(struct mm_space *mm, uint64_t start, uint64_t len)
     len = mm_page_up(len);
     if (!range_ok(mm, start, len))
         return -EINVAL;
+    mm_lock(mm);
     int err = reserve_again(mm, start, len);
-    return err ? err : mm_vmas_remove(&mm->vmas, start, start + len);
+    if (!err)
+        err = mm_vmas_remove(&mm->vmas, start, start + len);
+    mm_unlock(mm);
+    return err;
 }
 
 int mm_protect(struct mm_space *mm, uint64_t start, uint64_t len, int prot)
@@ -121,16 +182,22 @@ int mm_protect(struct mm_space *mm, uint64_t start, uint64_t len, int prot)
     len = mm_page_up(len);
     if (!range_ok(mm, start, len))
         return -EINVAL;
+    mm_lock(mm);
+    int err = 0;
     /* Like mprotect(2): every page of the range must be mapped. */
-    for (uint64_t a = start; a < start + len;) {
+    for (uint64_t a = start; a < start + len && !err;) {
         const struct mm_vma *v = mm_vmas_find(&mm->vmas, a);
         if (!v)
-            return -ENOMEM;
-        a = v->end;
+            err = -ENOMEM;
+        else
+            a = v->end;
     }
-    if (mprotect(mm->base + start, len, host_prot(prot)) != 0)
-        return -errno;
-    return mm_vmas_protect(&mm->vmas, start, start + len, prot);
+    if (!err && mprotect(mm->base + start, len, host_prot(prot)) != 0)
+        err = -errno;
+    if (!err)
+        err = mm_vmas_protect(&mm->vmas, start, start + len, prot);
+    mm_unlock(mm);
+    return err;
 }
 
 uint64_t mm_find_free(const struct mm_space *mm, uint64_t len, uint64_t align)
@@ -141,6 +208,8 @@ uint64_t mm_find_free(const struct mm_space *mm, uint64_t len, uint64_t align)
     uint64_t hi = mm->mmap_base ? mm->mmap_base : mm->size;
     if (len == 0 || len > hi)
         return 0;
+    uint64_t found = 0;
+    mm_lock(mm);
     /* Walk the gaps from the top down, like the kernel's top-down
      * unmapped_area_topdown(). */
     for (size_t i = mm->vmas.n + 1; i-- > 0;) {
@@ -151,15 +220,46 @@ uint64_t mm_find_free(const struct mm_space *mm, uint64_t len, uint64_t align)
         if (gap_lo >= gap_hi || gap_hi - gap_lo < len)
             continue;
         uint64_t a = (gap_hi - len) & ~(align - 1);
-        if (a >= gap_lo)
-            return a;
+        if (a >= gap_lo) {
+            found = a;
+            break;
+        }
     }
-    return 0;
+    mm_unlock(mm);
+    return found;
 }
 
 const struct mm_vma *mm_find_vma(const struct mm_space *mm, uint64_t addr)
 {
     return mm_vmas_find(&mm->vmas, addr);
+}
+
+int mm_prot_at(const struct mm_space *mm, uint64_t addr)
+{
+    mm_lock(mm);
+    const struct mm_vma *v = mm_vmas_find(&mm->vmas, addr);
+    int prot = v ? v->prot : -1;
+    mm_unlock(mm);
+    return prot;
+}
+
+bool mm_code_protect(const struct mm_space *mm, uint64_t page)
+{
+    mm_lock(mm);
+    const struct mm_vma *v = mm_vmas_find(&mm->vmas, page);
+    bool done = v && (v->prot & PROT_WRITE) &&
+                mprotect(mm->base + page, MM_PAGE_SIZE, host_prot(v->prot) & ~PROT_WRITE) == 0;
+    mm_unlock(mm);
+    return done;
+}
+
+void mm_code_unprotect(const struct mm_space *mm, uint64_t page)
+{
+    mm_lock(mm);
+    const struct mm_vma *v = mm_vmas_find(&mm->vmas, page);
+    if (v)
+        mprotect(mm->base + page, MM_PAGE_SIZE, host_prot(v->prot));
+    mm_unlock(mm);
 }
 
 bool mm_check(const struct mm_space *mm, uint64_t addr, uint64_t len, int prot)
@@ -169,19 +269,26 @@ bool mm_check(const struct mm_space *mm, uint64_t addr, uint64_t len, int prot)
     if (!mm_g2h(mm, addr, len))
         return false;
     uint64_t end = addr + len;
+    bool ok = true;
+    mm_lock(mm);
     while (addr < end) {
         const struct mm_vma *v = mm_vmas_find(&mm->vmas, addr);
-        if (!v)
-            return false;
+        if (!v) {
+            ok = false;
+            break;
+        }
         /* On x86 a writable or executable page is also readable. */
         int have = v->prot;
         if (have & (PROT_WRITE | PROT_EXEC))
             have |= PROT_READ;
-        if ((have & prot) != prot)
-            return false;
+        if ((have & prot) != prot) {
+            ok = false;
+            break;
+        }
         addr = v->end;
     }
-    return true;
+    mm_unlock(mm);
+    return ok;
 }
 
 int mm_read(const struct mm_space *mm, uint64_t addr, void *dst, size_t len)

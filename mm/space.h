@@ -9,6 +9,7 @@
 #ifndef MM_SPACE_H
 #define MM_SPACE_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -37,6 +38,18 @@ struct mm_vma {
     char *name;       /* owned: file path, "[stack]", "[heap]", "[vdso]" or "" */
 };
 
+/* The space's lock (recursive: a holder may call the public functions
+ * again).  Guest threads run in parallel on host threads, so the VMA list
+ * and brk/mmap_base are only read or changed under it.  Hand-made rather
+ * than a PTHREAD_MUTEX_RECURSIVE so that a guest fault that longjmps out of
+ * a holder can give it back (mm_lock_release_all) and a fork child can
+ * reset it (mm_lock_reset). */
+struct mm_lock {
+    pthread_mutex_t m;
+    const void *owner;  /* the holding thread's token, NULL when free */
+    unsigned depth;
+};
+
 /* The VMA list: a sorted array of non-overlapping mappings. */
 struct mm_vmas {
     struct mm_vma *v;
@@ -52,7 +65,23 @@ struct mm_space {
     uint64_t mmap_base; /* top-down allocation starts below this */
     uint64_t brk_start, brk;
     bool read_implies_exec; /* personality READ_IMPLIES_EXEC: PROT_READ adds PROT_EXEC */
+    struct mm_lock lock;
+    void *code;         /* the CPU's registry of pages holding decoded code (cpu/block.c) */
 };
+
+/* Locking: every public function below takes the lock itself; a caller
+ * that must see several calls as one step (find a free range, then map
+ * it) holds it around them.  mm_find_vma() returns a pointer into the list
+ * and needs the lock held for as long as the pointer is used.  Lock order:
+ * the thread registry, then mm, then the CPU's code registry. */
+void mm_lock(const struct mm_space *mm);
+void mm_unlock(const struct mm_space *mm);
+/* Give the lock back entirely if the calling thread holds it (after a
+ * guest fault unwound a holder). */
+void mm_lock_release_all(const struct mm_space *mm);
+/* In a fork child: the lock may be held by a thread that does not exist
+ * there; make it free. */
+void mm_lock_reset(struct mm_space *mm);
 
 /* Reserve the space for a 32- or 64-bit guest; 0 or -errno. */
 int mm_space_init(struct mm_space *mm, int bits);
@@ -82,8 +111,16 @@ int mm_protect(struct mm_space *mm, uint64_t start, uint64_t len, int prot);
  * below mm->mmap_base and aligned to align (a power of two >= page); 0 when none. */
 uint64_t mm_find_free(const struct mm_space *mm, uint64_t len, uint64_t align);
 
-/* The mapping that contains addr, or NULL. */
+/* The mapping that contains addr, or NULL (the caller holds the lock). */
 const struct mm_vma *mm_find_vma(const struct mm_space *mm, uint64_t addr);
+/* The guest protection of the mapping at addr, or -1 when unmapped. */
+int mm_prot_at(const struct mm_space *mm, uint64_t addr);
+
+/* For the CPU's decoded-code pages: make the host page at page read-only
+ * when the guest may write it (true: it was write-protected), and give it
+ * its guest protection back. */
+bool mm_code_protect(const struct mm_space *mm, uint64_t page);
+void mm_code_unprotect(const struct mm_space *mm, uint64_t page);
 
 /* True when [addr, addr+len) is wholly mapped with at least prot. */
 bool mm_check(const struct mm_space *mm, uint64_t addr, uint64_t len, int prot);
@@ -130,6 +167,10 @@ int mm_copy_guarded(const struct mm_space *mm, void *dst, const void *src, size_
 /* The CPU's hook for writes to pages it write-protected because they hold
  * decoded code: returns true when it handled the fault (the write is then
  * retried). */
-void mm_fault_set_code_hook(bool (*hook)(uint64_t addr));
+void mm_fault_set_code_hook(bool (*hook)(struct mm_space *mm, uint64_t addr));
+
+/* A host thread that ran guest code is about to end: free its alternate
+ * signal stack. */
+void mm_fault_thread_exit(void);
 
 #endif

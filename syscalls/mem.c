@@ -1,6 +1,11 @@
 /* Memory: brk, mmap, munmap, mprotect, madvise -- all inside the guest
  * space through mm/, never outside it.  Decoded code in a range that
- * changes is forgotten first (cpu_invalidate). */
+ * changes is forgotten first (cpu_invalidate).
+ *
+ * Guest threads call these in parallel: each call runs whole under the
+ * space's lock, so finding a free range and mapping it, or checking a
+ * range and changing it, is one step (and a thread decoding code cannot
+ * slip in between the invalidation and the change). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -38,7 +43,7 @@ static void fd_name(int fd, char *buf, size_t size)
     buf[n > 0 ? n : 0] = 0;
 }
 
-int64_t sys_mmap(struct cpu *c, const uint64_t a[6])
+static int64_t do_mmap(struct cpu *c, const uint64_t a[6])
 {
     uint64_t addr = a[0], len = a[1], off = a[5];
     int prot = (int)a[2], flags = (int)a[3], fd = (int)a[4];
@@ -94,7 +99,7 @@ int64_t sys_mmap(struct cpu *c, const uint64_t a[6])
     return e ? e : (int64_t)start;
 }
 
-int64_t sys_munmap(struct cpu *c, const uint64_t a[6])
+static int64_t do_munmap(struct cpu *c, const uint64_t a[6])
 {
     uint64_t addr = a[0], len = mm_page_up(a[1]);
     if ((addr & (MM_PAGE_SIZE - 1)) || len == 0 || addr > task_size(c) ||
@@ -104,7 +109,7 @@ int64_t sys_munmap(struct cpu *c, const uint64_t a[6])
     return mm_unmap(c->mm, addr, len);
 }
 
-int64_t sys_mprotect(struct cpu *c, const uint64_t a[6])
+static int64_t do_mprotect(struct cpu *c, const uint64_t a[6])
 {
     uint64_t addr = a[0], len = mm_page_up(a[1]);
     int prot = (int)a[2];
@@ -122,7 +127,7 @@ int64_t sys_mprotect(struct cpu *c, const uint64_t a[6])
 
 /* brk: grows and shrinks the [heap] after the program's BSS; a request that
  * would collide with another mapping leaves brk where it was (do_brk()). */
-int64_t sys_brk(struct cpu *c, const uint64_t a[6])
+static int64_t do_brk(struct cpu *c, const uint64_t a[6])
 {
     struct mm_space *mm = c->mm;
     uint64_t want = a[0];
@@ -142,7 +147,7 @@ int64_t sys_brk(struct cpu *c, const uint64_t a[6])
     return (int64_t)want;
 }
 
-int64_t sys_madvise(struct cpu *c, const uint64_t a[6])
+static int64_t do_madvise(struct cpu *c, const uint64_t a[6])
 {
     uint64_t addr = a[0], len = mm_page_up(a[1]);
     int advice = (int)a[2];
@@ -164,3 +169,18 @@ int64_t sys_madvise(struct cpu *c, const uint64_t a[6])
         cpu_invalidate(c, addr, addr + len);
     return host_ret(madvise(c->mm->base + addr, len, advice));
 }
+
+/* Each call as one step under the space's lock (see the top). */
+#define LOCKED(name)                                                \
+    int64_t sys_##name(struct cpu *c, const uint64_t a[6])          \
+    {                                                               \
+        mm_lock(c->mm);                                             \
+        int64_t r = do_##name(c, a);                                \
+        mm_unlock(c->mm);                                           \
+        return r;                                                   \
+    }
+LOCKED(mmap)
+LOCKED(munmap)
+LOCKED(mprotect)
+LOCKED(brk)
+LOCKED(madvise)
