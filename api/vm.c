@@ -17,6 +17,7 @@
 #include "syscalls/paths.h"
 #include "syscalls/procfs.h"
 #include "syscalls/syscalls.h"
+#include "syscalls/thread.h"
 
 struct elfemu {
     elfemu_config cfg;
@@ -168,6 +169,7 @@ int elfemu_run(elfemu *vm, elfemu_exit *out)
     if (!vm->loaded)
         return -1;
     cpu_run(&vm->cpu);
+    gthread_run_ended(&vm->cpu);
     if (UNLIKELY(strace_on))
         strace_end(&vm->cpu);
     out->signaled = vm->cpu.stop == CPU_SIGNALED;

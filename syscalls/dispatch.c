@@ -34,10 +34,10 @@ __attribute__((constructor)) static void build_tables(void)
 static __attribute__((cold)) int64_t sys_unknown(struct cpu *c, uint64_t nr,
                                                  const char *const *names)
 {
-    static __thread unsigned char logged[SYS_TABLE_SIZE + 1];
+    /* Once per process, whichever thread asks first. */
+    static unsigned char logged[SYS_TABLE_SIZE + 1];
     unsigned slot = nr < SYS_TABLE_SIZE ? (unsigned)nr : SYS_TABLE_SIZE;
-    if (c->log_unimplemented && !logged[slot]) {
-        logged[slot] = 1;
+    if (c->log_unimplemented && !__atomic_exchange_n(&logged[slot], 1, __ATOMIC_RELAXED)) {
         const char *name = nr < SYS_TABLE_SIZE && names[nr] ? names[nr] : "unknown";
         fprintf(stderr, "elfemu: unsupported syscall %s (%llu)%s\n", name,
                 (unsigned long long)nr, c->bits == 32 ? " for i386" : "");

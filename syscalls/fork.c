@@ -41,6 +41,7 @@
 
 #include "syscalls/strace.h"
 #include "syscalls/syscalls.h"
+#include "syscalls/thread.h"
 
 #ifndef CLONE_CLEAR_SIGHAND
 #define CLONE_CLEAR_SIGHAND 0x100000000ull
@@ -173,11 +174,11 @@ static int64_t do_clone(struct cpu *c, const struct clone_req *r)
      * host's are elfemu's own and must stay). */
 
     fflush(NULL); /* nothing elfemu buffered may be written twice */
-    /* WIRE(thread): gthread_fork_prepare() here */
+    gthread_fork_prepare();
     int pidfd = -1;
     int64_t pid = host_clone(c, r, &pidfd);
     if (pid != 0) {
-        /* WIRE(thread): gthread_fork_parent() here */
+        gthread_fork_parent();
         if (pid > 0)
             strace_forked(false);
         if (pid < 0)
@@ -192,7 +193,7 @@ static int64_t do_clone(struct cpu *c, const struct clone_req *r)
         return pid;
     }
     /* The child. */
-    /* WIRE(thread): gthread_fork_child(c) here */
+    gthread_fork_child(c);
     /* WIRE(sig): sig_fork_child(c) here */
     strace_forked(true);
     if (r->flags & CLONE_SETTLS)

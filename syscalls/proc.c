@@ -1,4 +1,4 @@
-/* The process: exit, ids, uname, arch_prctl, prctl, personality, thread
+/* The process: ids, uname, arch_prctl, prctl, personality, thread
  * bookkeeping calls glibc makes at startup, getrandom, membarrier, sysinfo.
  * (Credentials: creds.c; limits and usage: resource.c; scheduling:
  * sched.c; clocks and timers: time.c.) */
@@ -17,19 +17,6 @@
 #include <unistd.h>
 
 #include "syscalls/syscalls.h"
-
-/* With one guest thread, exit and exit_group both end the process. */
-int64_t sys_exit(struct cpu *c, const uint64_t a[6])
-{
-    c->stop = CPU_EXITED;
-    c->stop_code = (int)(a[0] & 0xff);
-    return 0;
-}
-
-int64_t sys_exit_group(struct cpu *c, const uint64_t a[6])
-{
-    return sys_exit(c, a);
-}
 
 /* The guest is a real process: its ids are the host's (credentials:
  * creds.c). */
@@ -73,24 +60,6 @@ int64_t sys_arch_prctl(struct cpu *c, const uint64_t a[6])
     default:
         return -EINVAL;
     }
-}
-
-/* The clear_child_tid address and the robust list head matter when a
- * thread exits; with threads not there yet they are only recorded. */
-static uint64_t clear_child_tid, robust_list_head;
-
-int64_t sys_set_tid_address(struct cpu *c, const uint64_t a[6])
-{
-    clear_child_tid = a[0];
-    return syscall(SYS_gettid);
-}
-
-int64_t sys_set_robust_list(struct cpu *c, const uint64_t a[6])
-{
-    if (a[1] != 24) /* sizeof(struct robust_list_head) */
-        return -EINVAL;
-    robust_list_head = a[0];
-    return 0;
 }
 
 /* rseq is optional: glibc registers it if it can and copes with -ENOSYS. */

@@ -1,65 +1,531 @@
-/* Futexes: guest memory is host memory, so a guest futex word is a host
- * futex word at base + address, and the host kernel does the waiting and
- * waking (also between guest threads and processes sharing the mapping).
- * Every address and the timeout are checked before the host sees them. */
+/* Guest threads: each one runs on its own host thread with its own struct
+ * cpu (and decoded-block cache), truly in parallel; guest memory is host
+ * memory, so the host kernel's atomics and futexes work between them.
+ *
+ * The host thread's tid is the guest thread's tid.  This file keeps the
+ * bookkeeping the kernel keeps per task and that the guest can observe:
+ * clear_child_tid (set_tid_address, CLONE_CHILD_CLEARTID), the robust list
+ * (set_robust_list), and how the thread group ends:
+ *
+ * - exit ends the calling thread.  The thread that entered the VM (the
+ *   "main" host thread, which returns from cpu_run to elfemu_run) does not
+ *   end its host thread: it waits until every other guest thread has
+ *   ended, then returns as if the process had exited with the leader's
+ *   status -- which is what the kernel reports when all threads of a group
+ *   exit one by one (wait_task_zombie() uses the leader's exit code).
+ * - exit_group, or any exit of the last thread off the main host thread,
+ *   ends the host process right there (exit_group(2)): the other threads
+ *   may be blocked in host calls, and nothing may tear the guest space
+ *   down under them.
+ * - a thread the CPU stopped with a signal (a fault nobody handles) takes
+ *   the process with it, like the signal's default action. */
 #include <errno.h>
 #include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "syscalls/strace.h"
 #include "syscalls/syscalls.h"
+#include "syscalls/thread.h"
 
+#ifndef FUTEX_LOCK_PI2
+#define FUTEX_LOCK_PI2 13
+#endif
+
+/* What the kernel keeps per task that matters to a guest thread. */
+struct gthread {
+    struct cpu *cpu;
+    pid_t tid;
+    uint64_t clear_child_tid;   /* guest address, 0: none */
+    uint64_t robust_head;       /* guest address of struct robust_list_head */
+    struct gthread *next;       /* the list of live threads */
+};
+
+/* sizeof(struct robust_list_head) for a 64-bit guest. */
+#define ROBUST_HEAD_SIZE 24
+/* The kernel's ROBUST_LIST_LIMIT: a cycle in the list cannot hang exit. */
+#define ROBUST_LIST_LIMIT 2048
+
+/* The thread registry; lock order: threads_lock, then the space's lock. */
+static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t threads_gone = PTHREAD_COND_INITIALIZER;
+static struct gthread main_thread;      /* the host thread in elfemu_run */
+static struct gthread *threads = &main_thread;
+static struct gthread *leader = &main_thread; /* whose status the group reports */
+static int nthreads = 1;                /* live guest threads */
+static bool leader_exited;
+static int leader_status;
+static bool main_waiting;               /* main_thread waits for the others */
+static struct mm_space *space;          /* the guest space, once known */
+static __thread struct gthread *self;
+
+/* The calling thread's record; the VM's own thread is known lazily. */
+static struct gthread *me(struct cpu *c)
+{
+    if (!self) {
+        self = &main_thread;
+        main_thread.cpu = c;
+        main_thread.tid = (pid_t)syscall(SYS_gettid);
+        __atomic_store_n(&space, c->mm, __ATOMIC_RELEASE);
+    }
+    return self;
+}
+
+int gthread_count(void)
+{
+    pthread_mutex_lock(&threads_lock);
+    int n = nthreads;
+    pthread_mutex_unlock(&threads_lock);
+    return n;
+}
+
+static long host_futex(void *uaddr, int op, uint32_t val, const void *timeout_or_val2,
+                       void *uaddr2, uint32_t val3)
+{
+    return syscall(SYS_futex, uaddr, op, val, timeout_or_val2, uaddr2, val3);
+}
+
+/* ------------------------------------------------------------ the end of a process */
+
+/* The whole process ends now, from whichever thread (exit_group). */
+static __attribute__((noreturn)) void process_exit(int status)
+{
+    if (UNLIKELY(strace_on))
+        strace_exited(status);
+    fflush(NULL);
+    syscall(SYS_exit_group, status);
+    _exit(status);
+}
+
+/* The signal's default action for the whole process, without a core file
+ * of elfemu (as the tools' exit_like() does for the main thread). */
+static __attribute__((noreturn)) void process_kill(int sig)
+{
+    if (UNLIKELY(strace_on))
+        strace_killed(sig);
+    fflush(NULL);
+    struct rlimit no_core = { 0, 0 };
+    setrlimit(RLIMIT_CORE, &no_core);
+    signal(sig, SIG_DFL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    kill(getpid(), sig);
+    process_exit(128 + sig);
+}
+
+void gthread_run_ended(struct cpu *c)
+{
+    /* The main thread stopped by a signal while other threads run: they
+     * must not see the space go away under them. */
+    if (c->stop == CPU_SIGNALED && gthread_count() > 1)
+        process_kill(c->stop_code);
+}
+
+/* ------------------------------------------------------------ thread exit */
+
+static void futex_wake_one(uint32_t *word)
+{
+    /* Not FUTEX_PRIVATE: the kernel wakes shared here, which also reaches
+     * waiters in other processes sharing the mapping. */
+    host_futex(word, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+/* handle_futex_death() of kernel/futex/core.c: the dying owner of a robust
+ * futex marks it FUTEX_OWNER_DIED and wakes a waiter. */
+static void futex_death(struct cpu *c, uint64_t addr, pid_t tid, bool pi, bool pending)
+{
+    if (addr & 3)
+        return;
+    uint32_t *word = guest_buf(c, addr, 4, PROT_READ | PROT_WRITE);
+    if (!word)
+        return;
+    uint32_t uval = __atomic_load_n(word, __ATOMIC_RELAXED);
+    for (;;) {
+        /* A lock being released when the owner died: wake a waiter who
+         * may have missed the release. */
+        if (pending && !pi && !uval) {
+            futex_wake_one(word);
+            return;
+        }
+        if ((pid_t)(uval & FUTEX_TID_MASK) != tid)
+            return;
+        uint32_t mval = (uval & FUTEX_WAITERS) | FUTEX_OWNER_DIED;
+        if (__atomic_compare_exchange_n(word, &uval, mval, false, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_RELAXED))
+            break;
+    }
+    /* PI futexes are woken by the host kernel itself: the host thread is
+     * their owner there. */
+    if (!pi && (uval & FUTEX_WAITERS))
+        futex_wake_one(word);
+}
+
+/* exit_robust_list(): walk the guest's list of held robust futexes. */
+static void exit_robust_list(struct cpu *c, struct gthread *t)
+{
+    uint64_t head[3]; /* list.next, futex_offset, list_op_pending */
+    if (!t->robust_head || copy_from_guest(c, head, t->robust_head, sizeof(head)) != 0)
+        return;
+    int64_t offset = (int64_t)head[1];
+    uint64_t entry = head[0] & ~1ull, pending = head[2] & ~1ull;
+    bool pi = head[0] & 1, pending_pi = head[2] & 1;
+    unsigned limit = ROBUST_LIST_LIMIT;
+    while (entry != t->robust_head) {
+        uint64_t next;
+        /* The next entry is fetched first: the futex may be freed once
+         * its waiter runs. */
+        if (copy_from_guest(c, &next, entry, sizeof(next)) != 0)
+            return;
+        if (entry != pending)
+            futex_death(c, entry + (uint64_t)offset, t->tid, pi, false);
+        entry = next & ~1ull;
+        pi = next & 1;
+        if (!--limit)
+            break;
+    }
+    if (pending)
+        futex_death(c, pending + (uint64_t)offset, t->tid, pending_pi, true);
+}
+
+/* mm_release(): what the kernel does for a thread's memory as it ends. */
+static void thread_release(struct cpu *c, struct gthread *t)
+{
+    exit_robust_list(c, t);
+    if (t->clear_child_tid) {
+        uint32_t *word = guest_buf(c, t->clear_child_tid, 4, PROT_WRITE);
+        if (word) {
+            __atomic_store_n(word, 0, __ATOMIC_SEQ_CST);
+            futex_wake_one(word);
+        }
+    }
+}
+
+int64_t sys_exit(struct cpu *c, const uint64_t a[6])
+{
+    struct gthread *t = me(c);
+    int code = (int)(a[0] & 0xff);
+    thread_release(c, t);
+    c->stop = CPU_EXITED;
+    c->stop_code = code;
+    if (t != &main_thread)
+        return 0; /* thread_main() finishes it off the guest's stack */
+    pthread_mutex_lock(&threads_lock);
+    leader_exited = true;
+    leader_status = code;
+    nthreads--;
+    if (UNLIKELY(strace_on))
+        strace_set_threads(nthreads > 0 ? nthreads : 1);
+    main_waiting = true;
+    while (nthreads > 0)
+        pthread_cond_wait(&threads_gone, &threads_lock);
+    main_waiting = false;
+    pthread_mutex_unlock(&threads_lock);
+    return 0;
+}
+
+int64_t sys_exit_group(struct cpu *c, const uint64_t a[6])
+{
+    int code = (int)(a[0] & 0xff);
+    if (me(c) != &main_thread || gthread_count() > 1)
+        process_exit(code);
+    c->stop = CPU_EXITED;
+    c->stop_code = code;
+    return 0;
+}
+
+/* ------------------------------------------------------------ thread start */
+
+/* Handed from the cloning thread to the new one; lives on the parent's
+ * stack until `done` is set. */
+struct start {
+    struct gthread *t;
+    struct cpu *parent;
+    uint64_t flags, ptid, ctid;
+    sigset_t mask;      /* the parent's host mask, the child's after setup */
+    int done;           /* futex word: 1 when the fields below are set */
+    int error;          /* -errno when the thread could not be set up */
+};
+
+static void start_done(struct start *s)
+{
+    __atomic_store_n(&s->done, 1, __ATOMIC_RELEASE);
+    host_futex(&s->done, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void *thread_main(void *arg)
+{
+    struct start *s = arg;
+    struct gthread *t = s->t;
+    struct cpu *c = t->cpu;
+    self = t;
+    t->tid = (pid_t)syscall(SYS_gettid);
+    /* Without CLONE_FS or CLONE_FILES the thread gets its own copy of the
+     * cwd/umask/root or of the descriptor table, as the kernel would. */
+    int unshare_flags = (!(s->flags & CLONE_FS) ? CLONE_FS : 0) |
+                        (!(s->flags & CLONE_FILES) ? CLONE_FILES : 0);
+    if (unshare_flags && unshare(unshare_flags) != 0) {
+        s->error = -errno;
+        start_done(s);
+        return NULL;
+    }
+    /* copy_process() and schedule_tail(): both tid copies exist before
+     * either side runs guest code again; errors are ignored. */
+    int32_t tid = t->tid;
+    if (s->flags & CLONE_PARENT_SETTID)
+        (void)copy_to_guest(c, s->ptid, &tid, sizeof(tid));
+    if (s->flags & CLONE_CHILD_SETTID)
+        (void)copy_to_guest(c, s->ctid, &tid, sizeof(tid));
+    /* WIRE(sig): sig_thread_start(c, s->parent) here (the guest's signal
+     * mask and alternate stack for the new thread). */
+    sigset_t mask = s->mask;
+    start_done(s); /* s is gone from here on */
+    pthread_sigmask(SIG_SETMASK, &mask, NULL);
+
+    cpu_run(c);
+
+    if (c->stop == CPU_SIGNALED)
+        process_kill(c->stop_code);
+    int code = c->stop_code;
+    cpu_free(c);
+    mm_fault_thread_exit();
+    pthread_mutex_lock(&threads_lock);
+    struct gthread **slot = &threads;
+    while (*slot != t)
+        slot = &(*slot)->next;
+    *slot = t->next;
+    if (t == leader) {
+        leader_exited = true;
+        leader_status = code;
+    }
+    bool last = --nthreads == 0;
+    if (UNLIKELY(strace_on))
+        strace_set_threads(nthreads > 0 ? nthreads : 1);
+    if (last && !main_waiting)
+        process_exit(leader_exited ? leader_status : code);
+    if (last)
+        pthread_cond_broadcast(&threads_gone);
+    pthread_mutex_unlock(&threads_lock);
+    free(t);
+    return NULL;
+}
+
+int64_t thread_clone(struct cpu *c, uint64_t flags, uint64_t stack, uint64_t ptid,
+                     uint64_t ctid, uint64_t tls)
+{
+    me(c);
+    /* copy_thread() -> do_set_thread_area_64(): the base must be a user address. */
+    if ((flags & CLONE_SETTLS) && tls >= c->mm->size)
+        return -EPERM;
+    struct gthread *t = calloc(1, sizeof(*t));
+    if (!t)
+        return -ENOMEM;
+    pthread_mutex_lock(&threads_lock);
+    struct cpu *child = cpu_clone(c);
+    if (!child) {
+        pthread_mutex_unlock(&threads_lock);
+        free(t);
+        return -ENOMEM;
+    }
+    child->r[R_AX] = 0;
+    if (stack)
+        child->r[R_SP] = stack;
+    if (flags & CLONE_SETTLS)
+        child->seg_base[SEG_FS] = tls;
+    /* The syscall returns in the child at the instruction after it. */
+    t->cpu = child;
+    t->clear_child_tid = (flags & CLONE_CHILD_CLEARTID) ? ctid : 0;
+
+    struct start s = { .t = t, .parent = c, .flags = flags, .ptid = ptid, .ctid = ctid };
+    /* The new host thread starts with every host signal blocked and takes
+     * the parent's mask only once it is set up. */
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &s.mask);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_t pt;
+    int e = pthread_create(&pt, &attr, thread_main, &s);
+    pthread_attr_destroy(&attr);
+    if (e == 0) {
+        while (!__atomic_load_n(&s.done, __ATOMIC_ACQUIRE))
+            host_futex(&s.done, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+        e = -s.error;
+    }
+    pthread_sigmask(SIG_SETMASK, &s.mask, NULL);
+    if (e != 0) {
+        cpu_free(child);
+        free(t);
+        pthread_mutex_unlock(&threads_lock);
+        return e == EAGAIN || e == ENOMEM ? -EAGAIN : -e;
+    }
+    t->next = threads;
+    threads = t;
+    nthreads++;
+    if (UNLIKELY(strace_on))
+        strace_set_threads(nthreads);
+    pid_t tid = t->tid;
+    pthread_mutex_unlock(&threads_lock);
+    return tid;
+}
+
+/* ------------------------------------------------------------ fork */
+
+void gthread_fork_prepare(void)
+{
+    pthread_mutex_lock(&threads_lock);
+    struct mm_space *mm = __atomic_load_n(&space, __ATOMIC_ACQUIRE);
+    if (mm)
+        cpu_fork_prepare(mm);
+}
+
+void gthread_fork_parent(void)
+{
+    struct mm_space *mm = __atomic_load_n(&space, __ATOMIC_ACQUIRE);
+    if (mm)
+        cpu_fork_parent(mm);
+    pthread_mutex_unlock(&threads_lock);
+}
+
+void gthread_fork_child(struct cpu *c)
+{
+    /* Only the calling thread came along: it is the whole group now, and
+     * its own leader.  The records of the others are freed (their CPUs'
+     * caches go in cpu_fork_child()). */
+    struct gthread *t = me(c);
+    pthread_mutex_init(&threads_lock, NULL);
+    pthread_cond_init(&threads_gone, NULL);
+    if (space)
+        cpu_fork_child(c);
+    for (struct gthread *g = threads, *next; g; g = next) {
+        next = g->next;
+        if (g == t || g == &main_thread)
+            continue;
+        free(g->cpu); /* its cache went in cpu_fork_child() */
+        free(g);
+    }
+    t->next = NULL;
+    threads = t;
+    leader = t;
+    nthreads = 1;
+    leader_exited = false;
+    main_waiting = false;
+    t->tid = (pid_t)syscall(SYS_gettid);
+}
+
+/* ------------------------------------------------------------ the calls */
+
+int64_t sys_set_tid_address(struct cpu *c, const uint64_t a[6])
+{
+    me(c)->clear_child_tid = a[0];
+    return syscall(SYS_gettid);
+}
+
+int64_t sys_set_robust_list(struct cpu *c, const uint64_t a[6])
+{
+    if (a[1] != ROBUST_HEAD_SIZE)
+        return -EINVAL;
+    me(c)->robust_head = a[0];
+    return 0;
+}
+
+int64_t sys_get_robust_list(struct cpu *c, const uint64_t a[6])
+{
+    pid_t pid = (pid_t)a[0];
+    uint64_t head = 0;
+    bool found = false;
+    pthread_mutex_lock(&threads_lock);
+    struct gthread *t = me(c);
+    if (pid == 0) {
+        head = t->robust_head;
+        found = true;
+    } else {
+        for (struct gthread *g = threads; g && !found; g = g->next)
+            if (g->tid == pid) {
+                head = g->robust_head;
+                found = true;
+            }
+    }
+    pthread_mutex_unlock(&threads_lock);
+    if (!found) {
+        /* A task outside this emulated process: its guest list is not
+         * known here (honestly refused); or no such task. */
+        return kill(pid, 0) == 0 || errno == EPERM ? -EPERM : -ESRCH;
+    }
+    uint64_t len = ROBUST_HEAD_SIZE;
+    if (copy_to_guest(c, a[2], &len, sizeof(len)) != 0)
+        return -EFAULT;
+    return copy_to_guest(c, a[1], &head, sizeof(head));
+}
+
+/* Futexes: guest memory is host memory, so a guest futex word is a host
+ * futex word at base + address, and the host kernel does the waiting and
+ * waking (also between guest threads and processes sharing the mapping).
+ * Every address and the timeout are checked before the host sees them;
+ * the 64-bit guest's struct timespec is the host's. */
 int64_t sys_futex(struct cpu *c, const uint64_t a[6])
 {
     int op = (int)a[1], cmd = op & FUTEX_CMD_MASK;
-    uint32_t *uaddr = guest_buf(c, a[0], 4, PROT_READ);
-    if (!uaddr || (a[0] & 3))
-        return uaddr ? -EINVAL : -EFAULT;
     uint64_t arg4 = a[3];
     void *uaddr2 = NULL;
+    int prot = PROT_READ, prot2 = 0;
+    bool timeout = false;
     switch (cmd) {
     case FUTEX_WAIT:
     case FUTEX_WAIT_BITSET:
+        timeout = true;
+        break;
     case FUTEX_LOCK_PI:
     case FUTEX_LOCK_PI2:
+        timeout = true;
+        prot |= PROT_WRITE;
+        break;
     case FUTEX_WAIT_REQUEUE_PI:
-        /* The fourth argument is a timeout (or NULL). */
-        if (a[3] && !(arg4 = (uint64_t)(uintptr_t)guest_buf(c, a[3], sizeof(struct timespec), PROT_READ)))
-            return -EFAULT;
-        if (cmd == FUTEX_WAIT_REQUEUE_PI && !(uaddr2 = guest_buf(c, a[4], 4, PROT_READ)))
-            return -EFAULT;
+        /* uaddr2 is the PI futex the waiter ends up owning. */
+        timeout = true;
+        prot2 = PROT_READ | PROT_WRITE;
         break;
     case FUTEX_WAKE:
     case FUTEX_WAKE_BITSET:
+        break;
     case FUTEX_UNLOCK_PI:
     case FUTEX_TRYLOCK_PI:
+        prot |= PROT_WRITE;
         break;
     case FUTEX_REQUEUE:
     case FUTEX_CMP_REQUEUE:
+        /* The fourth argument is a count, the fifth a second futex word. */
+        prot2 = PROT_READ;
+        break;
     case FUTEX_WAKE_OP:
     case FUTEX_CMP_REQUEUE_PI:
-        /* The fourth argument is a count, the fifth a second futex word. */
-        if (!(uaddr2 = guest_buf(c, a[4], 4, PROT_READ | PROT_WRITE)))
-            return -EFAULT;
+        prot2 = PROT_READ | PROT_WRITE;
         break;
     default:
         return -ENOSYS;
     }
-    if (cmd == FUTEX_WAKE_OP || cmd == FUTEX_LOCK_PI || cmd == FUTEX_LOCK_PI2 ||
-        cmd == FUTEX_UNLOCK_PI || cmd == FUTEX_TRYLOCK_PI) {
-        /* These write the word: it must be writable for the guest too. */
-        if (!guest_buf(c, a[0], 4, PROT_WRITE))
-            return -EFAULT;
-    }
-    return host_ret(syscall(SYS_futex, uaddr, op, (uint32_t)a[2], arg4, uaddr2, (uint32_t)a[5]));
-}
-
-/* Guest threads are not served yet: the honest answer until they are. */
-int64_t thread_clone(struct cpu *c, uint64_t flags, uint64_t stack, uint64_t ptid,
-                     uint64_t ctid, uint64_t tls)
-{
-    (void)c, (void)flags, (void)stack, (void)ptid, (void)ctid, (void)tls;
-    return -ENOSYS;
+    /* The kernel copies the timeout first (sys_futex()), then looks at
+     * the words. */
+    if (timeout && a[3] &&
+        !(arg4 = (uint64_t)(uintptr_t)guest_buf(c, a[3], sizeof(struct timespec), PROT_READ)))
+        return -EFAULT;
+    if (a[0] & 3)
+        return -EINVAL;
+    uint32_t *uaddr = guest_buf(c, a[0], 4, prot);
+    if (!uaddr)
+        return -EFAULT;
+    if (prot2 && !(uaddr2 = guest_buf(c, a[4], 4, prot2)))
+        return -EFAULT;
+    return host_ret(host_futex(uaddr, op, (uint32_t)a[2], (const void *)(uintptr_t)arg4, uaddr2,
+                               (uint32_t)a[5]));
 }
