@@ -202,6 +202,7 @@ SYSCALL(sched_get_priority_min, 147, -1, "d:d")
 SYSCALL(sched_rr_get_interval, 148, -1, "d:dp")
 SYSCALL(getpriority, 140, -1, "d:dd")
 SYSCALL(setpriority, 141, -1, "d:ddd")
+SYSCALL(getcpu, 309, -1, "d:ppp")
 /* thread.c */
 SYSCALL(exit, 60, 1, "n:d")
 SYSCALL(exit_group, 231, 252, "n:d")

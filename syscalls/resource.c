@@ -11,8 +11,10 @@
  * itself.  They are emulated here: kept per process, with the kernel's
  * rules for changing them, reported to the guest, passed on over execve
  * (--exec-rlimits), and inherited by fork with the rest of memory.
- * Enforcing them on the guest's mmap and brk is mem.c's business
- * (sys_guest_rlimit()). */
+ * Enforcing them on the guest's mmap and brk is mem.c's business:
+ * WIRE(fsio): mmap/mremap/brk check the guest's size against
+ * sys_guest_rlimit(RLIMIT_AS) and RLIMIT_DATA (ENOMEM), as the kernel's
+ * may_expand_vm() does. */
 #include <errno.h>
 #include <inttypes.h>
 #include <linux/capability.h>

@@ -130,3 +130,18 @@ int64_t sys_setpriority(struct cpu *c, const uint64_t a[6])
 {
     return host_ret(syscall(SYS_setpriority, (int)a[0], (id_t)a[1], (int)a[2]));
 }
+
+/* getcpu: the host CPU the calling thread runs on (the guest's thread is
+ * that host thread); the third argument is unused since Linux 2.6.24.
+ * Each answer is stored only when asked for, the CPU first. */
+int64_t sys_getcpu(struct cpu *c, const uint64_t a[6])
+{
+    unsigned cpu, node;
+    if (syscall(SYS_getcpu, &cpu, &node, NULL) != 0)
+        return -errno;
+    if (a[0] && copy_to_guest(c, a[0], &cpu, sizeof(cpu)) != 0)
+        return -EFAULT;
+    if (a[1] && copy_to_guest(c, a[1], &node, sizeof(node)) != 0)
+        return -EFAULT;
+    return 0;
+}

@@ -294,6 +294,13 @@ static void scheduling(void)
     SHOW("sched_rr_get_interval", sched_rr_get_interval(0, &ts));
     SHOW("sched_rr_get_interval bad pointer", syscall(SYS_sched_rr_get_interval, 0, BAD));
     SHOW("sched_yield", sched_yield());
+    unsigned cpu = 99999, node = 99999;
+    SHOW("getcpu", syscall(SYS_getcpu, &cpu, &node, NULL));
+    printf("cpu in the affinity mask: %d, node set: %d\n", cpu < CPU_SETSIZE && CPU_ISSET(cpu, &set),
+           node != 99999);
+    SHOW("getcpu NULL, NULL", syscall(SYS_getcpu, NULL, NULL, NULL));
+    SHOW("getcpu bad pointer", syscall(SYS_getcpu, BAD, NULL, NULL));
+    printf("sched_getcpu: %d\n", sched_getcpu() >= 0);
 
     errno = 0;
     int nice0 = getpriority(PRIO_PROCESS, 0);
