@@ -145,3 +145,58 @@ int64_t sys_getcpu(struct cpu *c, const uint64_t a[6])
         return -EFAULT;
     return 0;
 }
+
+/* sched_getattr/sched_setattr: struct sched_attr grows with the kernel;
+ * its first field is its size, which the caller sets and the kernel
+ * answers with (the size it copied, or its own size with E2BIG). */
+#define SCHED_ATTR_SIZE_VER0 48
+#define SCHED_ATTR_ROOM 4096 /* the kernel's limit: one page */
+
+int64_t sys_sched_getattr(struct cpu *c, const uint64_t a[6])
+{
+    unsigned size = (unsigned)a[2];
+    if (!a[1] || (int)a[0] < 0 || size > SCHED_ATTR_ROOM || size < SCHED_ATTR_SIZE_VER0 ||
+        (unsigned)a[3])
+        return -EINVAL;
+    unsigned char attr[SCHED_ATTR_ROOM];
+    memset(attr, 0, size);
+    if (syscall(SYS_sched_getattr, (pid_t)a[0], attr, size, 0) != 0)
+        return -errno;
+    uint32_t copied; /* sched_attr_copy_to_user() stored what it copied */
+    memcpy(&copied, attr, sizeof(copied));
+    return copy_to_guest(c, a[1], attr, copied < size ? copied : size);
+}
+
+int64_t sys_sched_setattr(struct cpu *c, const uint64_t a[6])
+{
+    if (!a[1] || (int)a[0] < 0 || (unsigned)a[2])
+        return -EINVAL;
+    uint32_t size;
+    if (copy_from_guest(c, &size, a[1], sizeof(size)) != 0)
+        return -EFAULT;
+    unsigned char attr[SCHED_ATTR_ROOM];
+    memset(attr, 0, sizeof(attr));
+    uint64_t take = size == 0 ? SCHED_ATTR_SIZE_VER0 : size;
+    if (take > SCHED_ATTR_ROOM || take < SCHED_ATTR_SIZE_VER0)
+        take = sizeof(size); /* refused for its size alone: E2BIG below */
+    if (copy_from_guest(c, attr, a[1], take) != 0)
+        return -EFAULT;
+    if (syscall(SYS_sched_setattr, (pid_t)a[0], attr, 0) == 0)
+        return 0;
+    int e = errno;
+    /* E2BIG comes with the kernel's own size written back. */
+    if (e == E2BIG && copy_to_guest(c, a[1], attr, sizeof(size)) != 0)
+        return -EFAULT;
+    return -e;
+}
+
+/* I/O priorities: of host threads, processes or users, with the same ids. */
+int64_t sys_ioprio_get(struct cpu *c, const uint64_t a[6])
+{
+    return host_ret(syscall(SYS_ioprio_get, (int)a[0], (int)a[1]));
+}
+
+int64_t sys_ioprio_set(struct cpu *c, const uint64_t a[6])
+{
+    return host_ret(syscall(SYS_ioprio_set, (int)a[0], (int)a[1], (int)a[2]));
+}

@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/timex.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -169,4 +170,50 @@ int64_t sys_getitimer(struct cpu *c, const uint64_t a[6])
 int64_t sys_alarm(struct cpu *c, const uint64_t a[6])
 {
     return syscall(SYS_alarm, (unsigned)a[0]);
+}
+
+/* ------------------------------------------------------ setting the clock
+ * The host's clocks are the guest's: setting them needs the same privilege
+ * (CAP_SYS_TIME) and has the same effect as natively.  struct timex has
+ * the host's layout; adjtimex reads and writes it. */
+
+int64_t sys_clock_settime(struct cpu *c, const uint64_t a[6])
+{
+    struct timespec ts;
+    if (copy_from_guest(c, &ts, a[1], sizeof(ts)) != 0)
+        return -EFAULT;
+    return host_ret(syscall(SYS_clock_settime, (clockid_t)a[0], &ts));
+}
+
+int64_t sys_settimeofday(struct cpu *c, const uint64_t a[6])
+{
+    struct timeval tv;
+    struct timezone tz;
+    if (a[0] && copy_from_guest(c, &tv, a[0], sizeof(tv)) != 0)
+        return -EFAULT;
+    if (a[1] && copy_from_guest(c, &tz, a[1], sizeof(tz)) != 0)
+        return -EFAULT;
+    return host_ret(syscall(SYS_settimeofday, a[0] ? &tv : NULL, a[1] ? &tz : NULL));
+}
+
+int64_t sys_adjtimex(struct cpu *c, const uint64_t a[6])
+{
+    struct timex tx;
+    if (copy_from_guest(c, &tx, a[0], sizeof(tx)) != 0)
+        return -EFAULT;
+    /* The result is the clock state (TIME_OK...) or -errno; the structure
+     * is stored back in either case. */
+    int64_t r = host_ret(syscall(SYS_adjtimex, &tx));
+    return copy_to_guest(c, a[0], &tx, sizeof(tx)) ? -EFAULT : r;
+}
+
+int64_t sys_clock_adjtime(struct cpu *c, const uint64_t a[6])
+{
+    struct timex tx;
+    if (copy_from_guest(c, &tx, a[1], sizeof(tx)) != 0)
+        return -EFAULT;
+    int64_t r = host_ret(syscall(SYS_clock_adjtime, (clockid_t)a[0], &tx));
+    if (r < 0)
+        return r; /* do_clock_adjtime() failed: nothing is stored */
+    return copy_to_guest(c, a[1], &tx, sizeof(tx)) ? -EFAULT : r;
 }

@@ -18,6 +18,7 @@
 #include <sys/sysinfo.h>
 #include <sys/time.h>
 #include <sys/times.h>
+#include <sys/timex.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -302,6 +303,23 @@ static void scheduling(void)
     SHOW("getcpu bad pointer", syscall(SYS_getcpu, BAD, NULL, NULL));
     printf("sched_getcpu: %d\n", sched_getcpu() >= 0);
 
+    uint32_t attr[32] = { 0 };
+    SHOW("sched_getattr", syscall(SYS_sched_getattr, 0, attr, sizeof(attr), 0));
+    printf("sched_attr size: %u, policy: %u\n", attr[0], attr[1]);
+    SHOW("sched_getattr too small", syscall(SYS_sched_getattr, 0, attr, 40, 0));
+    SHOW("sched_getattr flags", syscall(SYS_sched_getattr, 0, attr, sizeof(attr), 1));
+    SHOW("sched_getattr bad pointer", syscall(SYS_sched_getattr, 0, BAD, sizeof(attr), 0));
+    attr[0] = 48;
+    SHOW("sched_setattr the same", syscall(SYS_sched_setattr, 0, attr, 0));
+    attr[0] = 8192;
+    SHOW("sched_setattr too big", syscall(SYS_sched_setattr, 0, attr, 0));
+    printf("size written back: %u\n", attr[0]);
+    SHOW("sched_setattr bad pointer", syscall(SYS_sched_setattr, 0, BAD, 0));
+    SHOW("ioprio_get", syscall(SYS_ioprio_get, 1, 0) >= 0);
+    SHOW("ioprio_set best-effort 7", syscall(SYS_ioprio_set, 1, 0, (2 << 13) | 7));
+    SHOW("ioprio_get", syscall(SYS_ioprio_get, 1, 0));
+    SHOW("ioprio_get bad which", syscall(SYS_ioprio_get, 9, 0));
+
     errno = 0;
     int nice0 = getpriority(PRIO_PROCESS, 0);
     printf("getpriority: %s\n", errno ? strerrorname_np(errno) : "ok");
@@ -374,6 +392,22 @@ static void clocks(void)
            strerrorname_np(clock_nanosleep(CLOCK_THREAD_CPUTIME_ID, 0, &req, NULL)));
     printf("clock_nanosleep bad clock: %s\n", strerrorname_np(clock_nanosleep(77, 0, &req, NULL)));
     SHOW("clock_nanosleep bad req", syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, BAD, NULL));
+
+    /* Setting the clocks: only calls that fail whatever the privilege. */
+    SHOW("clock_settime MONOTONIC", syscall(SYS_clock_settime, CLOCK_MONOTONIC, &a));
+    SHOW("clock_settime bad pointer", syscall(SYS_clock_settime, CLOCK_REALTIME, BAD));
+    struct timeval badtv = { 0, 2000000 };
+    SHOW("settimeofday invalid", syscall(SYS_settimeofday, &badtv, NULL));
+    SHOW("settimeofday bad pointer", syscall(SYS_settimeofday, BAD, NULL));
+    struct timex tx = { .modes = 0 };
+    errno = 0;
+    long state = syscall(SYS_adjtimex, &tx);
+    printf("adjtimex query: %s, tick set: %d\n", state >= 0 ? "state" : strerrorname_np(errno),
+           tx.tick > 0);
+    SHOW("adjtimex bad pointer", syscall(SYS_adjtimex, BAD));
+    struct timex tx2 = { .modes = 0 };
+    SHOW("clock_adjtime query agrees", syscall(SYS_clock_adjtime, CLOCK_REALTIME, &tx2) == state);
+    SHOW("clock_adjtime bad clock", syscall(SYS_clock_adjtime, 77, &tx2));
 }
 
 /* A child whose SIGALRM (default action) ends it: how it ended. */
