@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "syscalls/net.h"
+#include "syscalls/paths.h"
 
 /* ------------------------------------------------------------ pointers */
 
@@ -50,20 +51,31 @@ void *net_uptr(struct cpu *c, uint64_t addr, uint64_t len, int prot)
     return p ? p : net_fault();
 }
 
-const void *net_addr_in(struct cpu *c, uint64_t addr, int len, struct sockaddr_storage *ss)
+const void *net_addr_in(struct cpu *c, uint64_t addr, int *len, struct sockaddr_storage *ss,
+                        bool binding)
 {
-    if (addr == 0 || len <= 0 || len > (int)sizeof(*ss))
+    if (addr == 0 || *len <= 0 || *len > (int)sizeof(*ss))
         return net_uptr(c, addr, 0, PROT_READ); /* the host rejects or ignores it unread */
-    if (copy_from_guest(c, ss, addr, (uint64_t)len) != 0)
-        return net_uptr(c, addr, (uint64_t)len, PROT_READ);
-    /* WIRE(procfs): translate sun_path under -L (an AF_UNIX path is a guest path) */
+    if (copy_from_guest(c, ss, addr, (uint64_t)*len) != 0)
+        return net_uptr(c, addr, (uint64_t)*len, PROT_READ);
+    /* An AF_UNIX path is a guest path (the -L root). */
+    int e = path_sockaddr_in(c, ss, len, binding);
+    if (e) {
+        *len = e;
+        return NULL;
+    }
     return ss;
 }
 
 int net_addr_out(struct cpu *c, uint64_t uaddr, uint64_t ulen, const struct sockaddr_storage *ss,
                  socklen_t klen)
 {
-    /* WIRE(procfs): map an AF_UNIX sun_path under the -L root back to the guest's view */
+    /* An AF_UNIX path inside the -L root is shown in the guest's view. */
+    struct sockaddr_storage view = *ss;
+    unsigned vlen = klen;
+    path_sockaddr_out(&view, &vlen);
+    ss = &view;
+    klen = (socklen_t)vlen;
     int len;
     if (copy_from_guest(c, &len, ulen, sizeof(len)) != 0)
         return -EFAULT;
@@ -97,15 +109,21 @@ int64_t sys_socketpair(struct cpu *c, const uint64_t a[6])
 int64_t sys_bind(struct cpu *c, const uint64_t a[6])
 {
     struct sockaddr_storage ss;
-    const void *sa = net_addr_in(c, a[1], (int)a[2], &ss);
-    return host_ret(syscall(SYS_bind, (int)a[0], sa, (int)a[2]));
+    int len = (int)a[2];
+    const void *sa = net_addr_in(c, a[1], &len, &ss, true);
+    if (!sa && len < 0)
+        return len;
+    return host_ret(syscall(SYS_bind, (int)a[0], sa, len));
 }
 
 int64_t sys_connect(struct cpu *c, const uint64_t a[6])
 {
     struct sockaddr_storage ss;
-    const void *sa = net_addr_in(c, a[1], (int)a[2], &ss);
-    return host_ret(syscall(SYS_connect, (int)a[0], sa, (int)a[2]));
+    int len = (int)a[2];
+    const void *sa = net_addr_in(c, a[1], &len, &ss, false);
+    if (!sa && len < 0)
+        return len;
+    return host_ret(syscall(SYS_connect, (int)a[0], sa, len));
 }
 
 int64_t sys_listen(struct cpu *c, const uint64_t a[6])
@@ -171,8 +189,11 @@ int64_t sys_sendto(struct cpu *c, const uint64_t a[6])
     const void *buf = net_uptr(c, a[1], a[2], PROT_READ);
     struct sockaddr_storage ss;
     /* With no address the kernel ignores the length. */
-    const void *sa = a[4] ? net_addr_in(c, a[4], (int)a[5], &ss) : NULL;
-    return host_ret(syscall(SYS_sendto, (int)a[0], buf, a[2], (int)a[3], sa, (int)a[5]));
+    int len = (int)a[5];
+    const void *sa = a[4] ? net_addr_in(c, a[4], &len, &ss, false) : NULL;
+    if (a[4] && !sa && len < 0)
+        return len;
+    return host_ret(syscall(SYS_sendto, (int)a[0], buf, a[2], (int)a[3], sa, len));
 }
 
 int64_t sys_recvfrom(struct cpu *c, const uint64_t a[6])

@@ -5,6 +5,7 @@
 #ifndef SYSCALLS_NET_H
 #define SYSCALLS_NET_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/socket.h>
 
@@ -23,10 +24,13 @@ void *net_uptr(struct cpu *c, uint64_t addr, uint64_t len, int prot);
 void *net_fault(void);
 
 /* A socket address the call reads (bind, connect, sendto, msg_name of
- * sendmsg): len is the guest's length.  Copies a valid address into *ss and
- * returns ss; otherwise returns what net_uptr gives, which the host kernel
- * rejects as it would natively (EINVAL for a bad length before EFAULT). */
-const void *net_addr_in(struct cpu *c, uint64_t addr, int len, struct sockaddr_storage *ss);
+ * sendmsg): *len is the guest's length.  Copies a valid address into *ss and
+ * returns ss (an AF_UNIX path translated for the -L root, *len updated;
+ * binding: for bind); otherwise returns what net_uptr gives, which the host
+ * kernel rejects as it would natively (EINVAL for a bad length before
+ * EFAULT).  NULL with *len = -errno when a path cannot be translated. */
+const void *net_addr_in(struct cpu *c, uint64_t addr, int *len, struct sockaddr_storage *ss,
+                        bool binding);
 
 /* The kernel's move_addr_to_user(): give the guest the address the host
  * returned (klen bytes in ss) through its buffer uaddr and its in/out length

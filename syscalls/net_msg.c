@@ -56,7 +56,13 @@ static void msg_in(struct cpu *c, const struct guest_msghdr *g, int prot, struct
     if (g->name && prot == PROT_READ) {
         /* sendmsg takes at most a sockaddr_storage of a longer address. */
         int len = g->namelen < (int)sizeof(*name) ? g->namelen : (int)sizeof(*name);
-        h->msg_name = (void *)net_addr_in(c, g->name, len, name);
+        int given = len;
+        h->msg_name = (void *)net_addr_in(c, g->name, &len, name, false);
+        if (h->msg_name == name && len != given)
+            h->msg_namelen = (socklen_t)len; /* an AF_UNIX path translated for -L */
+        /* An AF_UNIX path too long once translated: the host's EFAULT. */
+        if (!h->msg_name && len < 0)
+            h->msg_name = net_fault();
     } else if (g->name) {
         h->msg_name = name; /* filled by the host, given back by msg_out */
     }

@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "loader/root.h"
@@ -125,6 +127,35 @@ static bool proc_normalise(const char *abs, char *out, size_t size)
     return under(out, "/proc", 5);
 }
 
+/* A path that is in neither tree yet (about to be created): the host's when
+ * the host has its directory (qemu-user's rule), else inside the root when
+ * the root has it, so that a directory only the root has can be written
+ * to.  0 with out filled, or -1 for the host's path. */
+static int root_new_path(const char *abs, char *out, size_t size)
+{
+    char dir[PATH_MAX];
+    size_t n = strlen(abs);
+    while (n > 1 && abs[n - 1] == '/')
+        n--;
+    if (n >= sizeof(dir))
+        return -1;
+    memcpy(dir, abs, n);
+    dir[n] = 0;
+    char *slash = strrchr(dir, '/');
+    const char *base = slash + 1;
+    if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
+        return -1;
+    char name[NAME_MAX + 1];
+    snprintf(name, sizeof(name), "%s", base);
+    *(slash == dir ? slash + 1 : slash) = 0;
+    struct stat st;
+    if (stat(dir, &st) == 0 || ldr_root_lookup(root, dir, true, out, size) != 0)
+        return -1;
+    size_t k = strlen(out);
+    int w = snprintf(out + k, size - k, "%s%s", out[k - 1] == '/' ? "" : "/", name);
+    return w < 0 || (size_t)w >= size - k ? -1 : 0;
+}
+
 /* An absolute guest path.  keep: abs is not the guest's own string and must
  * be copied to out->buf when it is the answer. */
 static int resolve_abs(const char *abs, int flags, bool keep, struct host_path *out)
@@ -143,11 +174,12 @@ static int resolve_abs(const char *abs, int flags, bool keep, struct host_path *
             out->path = out->buf;
             return 0;
         }
-    } else if (root && !under(abs, "/dev", 4) && !under(abs, "/sys", 4) &&
-               ldr_root_lookup(root, abs, !(flags & PATH_NOFOLLOW), out->buf,
-                               sizeof(out->buf)) == 0) {
-        out->path = out->buf;
-        return 0;
+    } else if (root && !under(abs, "/dev", 4) && !under(abs, "/sys", 4)) {
+        int e = ldr_root_lookup(root, abs, !(flags & PATH_NOFOLLOW), out->buf, sizeof(out->buf));
+        if (e == 0 || (e == -ENOENT && root_new_path(abs, out->buf, sizeof(out->buf)) == 0)) {
+            out->path = out->buf;
+            return 0;
+        }
     }
     /* Not inside the root: the host's file of that name. */
     if (keep) {
@@ -258,4 +290,49 @@ int64_t path_getcwd(char *buf, size_t size)
         return -ERANGE;
     memcpy(buf, v, len);
     return (int64_t)len;
+}
+
+int path_sockaddr_in(struct cpu *c, struct sockaddr_storage *ss, int *len, bool binding)
+{
+    struct sockaddr_un *sun = (struct sockaddr_un *)ss;
+    const int off = (int)offsetof(struct sockaddr_un, sun_path);
+    /* Only a root changes socket paths; unnamed and abstract ones are no paths. */
+    if (!root || ss->ss_family != AF_UNIX || *len <= off || sun->sun_path[0] == 0)
+        return 0;
+    char path[sizeof(struct sockaddr_storage) + 1];
+    size_t n = (size_t)(*len - off);
+    if (n > sizeof(struct sockaddr_storage) - (size_t)off)
+        n = sizeof(struct sockaddr_storage) - (size_t)off;
+    memcpy(path, sun->sun_path, n);
+    path[n] = 0; /* the kernel's unix_mkname(): the path ends at the first NUL */
+    struct host_path hp;
+    int e = path_resolve(c, AT_FDCWD, path, binding ? PATH_NOFOLLOW : 0, &hp);
+    if (e)
+        return e;
+    if (hp.path == path)
+        return 0;
+    size_t hn = strlen(hp.path);
+    if (hn >= sizeof(sun->sun_path))
+        return -ENAMETOOLONG;
+    memcpy(sun->sun_path, hp.path, hn + 1);
+    *len = off + (int)hn + 1;
+    return 0;
+}
+
+void path_sockaddr_out(struct sockaddr_storage *ss, unsigned *len)
+{
+    struct sockaddr_un *sun = (struct sockaddr_un *)ss;
+    const unsigned off = (unsigned)offsetof(struct sockaddr_un, sun_path);
+    if (!root || ss->ss_family != AF_UNIX || *len <= off || *len > sizeof(*sun) ||
+        sun->sun_path[0] == 0)
+        return;
+    char path[sizeof(sun->sun_path) + 1];
+    memcpy(path, sun->sun_path, *len - off);
+    path[*len - off] = 0;
+    const char *v = path_guest_view(path);
+    if (v == path)
+        return;
+    size_t vn = strlen(v);
+    memcpy(sun->sun_path, v, vn + 1);
+    *len = off + (unsigned)vn + 1;
 }

@@ -15,6 +15,7 @@
 #define SYSCALLS_PATHS_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -58,6 +59,15 @@ int64_t path_getcwd(char *buf, size_t size);
 
 /* After the guest changed its current directory (chdir, fchdir). */
 void path_cwd_changed(void);
+
+/* AF_UNIX socket addresses hold guest paths too.  In: translate the path of
+ * *ss (len bytes, updated) for bind (binding: a final symlink is not
+ * followed) or connect/sendto/sendmsg; 0 or -errno (-ENAMETOOLONG when the
+ * host path does not fit into sun_path).  Out: show a host path the kernel
+ * returned (getsockname, accept, recvfrom...) in the guest's view. */
+struct sockaddr_storage;
+int path_sockaddr_in(struct cpu *c, struct sockaddr_storage *ss, int *len, bool binding);
+void path_sockaddr_out(struct sockaddr_storage *ss, unsigned *len);
 
 /* The guest's name for a host path: inside the root, the part below it. */
 const char *path_guest_view(const char *host);

@@ -66,6 +66,8 @@ prog() {
 add "$guests/procself_64_dyn" procself
 add "$(prog cat)" cat
 add "$(prog cat)" rootcat # a name the host has nowhere
+add "$guests/sunpath_64_dyn" sunpath
+mkdir -p "$root/rootonly"
 add "$(prog pwd)" pwd
 add "$(prog dash || prog sh)" sh
 echo "inside the root" >"$root/xyzzy/marker"
@@ -132,6 +134,16 @@ out=$("$elfemu" -L "$root" /bin/sh -c 'cd /usr/lib && exec ../../../../../bin/ro
 check "exec of a relative path whose .. stops at the root" $([ "$out" = "inside the root" ]; echo $?)
 out=$("$elfemu" -L "$root" /bin/sh -c 'cd /proc/self && exec /bin/cat cmdline' 2>/dev/null | tr '\0' ' ')
 check "a relative path in /proc/self" $([ "$out" = "/bin/cat cmdline " ]; echo $?)
+out=$("$elfemu" -L "$root" /bin/sh -c 'echo made >/rootonly/new && /bin/cat /rootonly/new' 2>/dev/null)
+check "a new file in a directory only the root has" \
+    $([ "$out" = made ] && [ -f "$root/rootonly/new" ]; echo $?)
+out=$("$elfemu" -L "$root" /bin/sunpath /rootonly/sock 2>&1)
+check "AF_UNIX paths inside the root, shown in the guest's view" \
+    $([ "$out" = "bound /rootonly/sock
+received hi from /rootonly/sock.peer" ]; echo $?)
+out=$(cd "$tmp" && "$elfemu" -L "$root" /bin/sunpath "$tmp/hostsock" 2>&1)
+check "AF_UNIX paths on the host" $([ "$out" = "bound $tmp/hostsock
+received hi from $tmp/hostsock.peer" ]; echo $?)
 out=$("$elfemu" -L "$root" /bin/cat /nonexistent-file 2>&1)
 check "a file in neither: ENOENT" \
     $(echo "$out" | grep -q "/nonexistent-file: No such file or directory"; echo $?)
