@@ -115,7 +115,7 @@ __attribute__((format(printf, 2, 3))) static void sb_printf(struct sbuf *b, cons
 static void gen_maps(struct cpu *c, struct sbuf *b)
 {
     const struct mm_space *mm = c->mm;
-    /* WIRE(procfs): hold mm_lock(mm) around the walk once mm/ has it. */
+    mm_lock(mm); /* other guest threads may map and unmap meanwhile */
     for (size_t i = 0; i < mm->vmas.n; i++) {
         const struct mm_vma *v = &mm->vmas.v[i];
         bool file = !(v->flags & MM_VMA_ANON);
@@ -137,6 +137,7 @@ static void gen_maps(struct cpu *c, struct sbuf *b)
         }
         sb_add(b, "\n", 1);
     }
+    mm_unlock(mm);
 }
 
 static void gen_auxv(struct sbuf *b)
@@ -209,7 +210,7 @@ struct vm_totals {
 static struct vm_totals vm_totals(const struct mm_space *mm)
 {
     struct vm_totals t = { 0 };
-    /* WIRE(procfs): hold mm_lock(mm) around the walk once mm/ has it. */
+    mm_lock(mm);
     for (size_t i = 0; i < mm->vmas.n; i++) {
         const struct mm_vma *v = &mm->vmas.v[i];
         uint64_t len = v->end - v->start;
@@ -221,6 +222,7 @@ static struct vm_totals vm_totals(const struct mm_space *mm)
         else if ((v->prot & PROT_EXEC) && !(v->prot & PROT_WRITE))
             t.exec += len;
     }
+    mm_unlock(mm);
     return t;
 }
 

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,6 +105,28 @@ static unsigned long stat_field(const char *stat, int n)
         p++;
     }
     return strtoul(p, NULL, 10);
+}
+
+/* The same views from a second thread: thread-self is its own task. */
+static char real_exe[PATH_MAX];
+static char tbuf[1 << 16], tbuf2[1 << 16], tline[256];
+static int thread_ok[4];
+
+static void *second_thread(void *arg)
+{
+    (void)arg;
+    ssize_t n = readlink("/proc/thread-self/exe", tline, sizeof(tline) - 1);
+    tline[n > 0 ? n : 0] = 0;
+    thread_ok[0] = n > 0 && !strcmp(tline, real_exe);
+    n = slurp("/proc/thread-self/maps", tbuf, sizeof(tbuf));
+    thread_ok[1] = n > 0 && slurp("/proc/self/maps", tbuf2, sizeof(tbuf2)) == n &&
+                   !memcmp(tbuf, tbuf2, (size_t)n);
+    snprintf(tline, sizeof(tline), "/proc/self/task/%d/stat", (int)gettid());
+    n = slurp(tline, tbuf2, sizeof(tbuf2));
+    thread_ok[2] = n > 0 && atoi(tbuf2) == gettid() && gettid() != getpid();
+    n = slurp("/proc/thread-self/stat", tbuf, sizeof(tbuf));
+    thread_ok[3] = n > 0 && atoi(tbuf) == gettid();
+    return NULL;
 }
 
 int main(int argc, char **argv)
@@ -267,6 +290,16 @@ int main(int argc, char **argv)
     if (d)
         closedir(d);
     close(fd);
+
+    /* from a second thread */
+    strcpy(real_exe, real);
+    pthread_t th;
+    if (pthread_create(&th, NULL, second_thread, NULL) == 0)
+        pthread_join(th, NULL);
+    check("thread: readlink /proc/thread-self/exe", thread_ok[0]);
+    check("thread: /proc/thread-self/maps is the process's", thread_ok[1]);
+    check("thread: /proc/self/task/<its tid>/stat is its own", thread_ok[2]);
+    check("thread: /proc/thread-self/stat is its own", thread_ok[3]);
 
     /* relative to a /proc directory */
     int dir = open("/proc/self", O_RDONLY | O_DIRECTORY);
