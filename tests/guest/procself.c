@@ -129,8 +129,23 @@ static void *second_thread(void *arg)
     return NULL;
 }
 
+/* After main's execve of /proc/self/exe: the same program runs again. */
+static int reexec_child(int argc, char **argv)
+{
+    struct stat st;
+    check("re-exec through /proc/self/exe: same program",
+          stat("/proc/self/exe", &st) == 0 && (unsigned long)st.st_ino == strtoul(argv[2], NULL, 10));
+    ssize_t n = slurp("/proc/self/cmdline", buf, sizeof(buf));
+    check("re-exec: cmdline is the new argv",
+          argc == 3 && n == (ssize_t)(strlen(argv[0]) + strlen(argv[1]) + strlen(argv[2]) + 3) &&
+              !strcmp(buf, "procself-again"));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 3 && !strcmp(argv[1], "reexec-child"))
+        return reexec_child(argc, argv);
     char self[PATH_MAX], real[PATH_MAX];
     int local = 0;
     if (!realpath(argv[0], real)) {
@@ -318,5 +333,14 @@ int main(int argc, char **argv)
         check("auxv relative to cwd /proc/self/task", n > 0 && !memcmp(buf, buf2, (size_t)n));
         check("chdir back", chdir(cwd) == 0);
     }
-    return 0;
+
+    /* run again through /proc/self/exe */
+    struct stat me;
+    char ino[32];
+    stat(argv[0], &me);
+    snprintf(ino, sizeof(ino), "%lu", (unsigned long)me.st_ino);
+    fflush(stdout);
+    execl("/proc/self/exe", "procself-again", "reexec-child", ino, (char *)NULL);
+    printf("execl /proc/self/exe: %s\n", strerror(errno));
+    return 1;
 }
