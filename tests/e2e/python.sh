@@ -2,7 +2,7 @@
 # python.sh ELFEMU: python3 and perl one-liners and small scripts under elfemu,
 # compared with their native runs (stdout, exit status, stderr; see lib.sh).
 . "$(dirname "$0")/lib.sh"
-need python3 perl
+need python3 perl sh seq tr sort echo
 
 data() {
     printf 'name,qty\napple,3\npear,10\nfig,7\n' >in.csv
@@ -89,5 +89,11 @@ open(my $o, ">", "out.txt") or die; print $o "line $_\n" for 1..50; close $o;
 open(my $i, "<", "out.txt") or die; my @l = <$i>; close $i;
 print scalar(@l), " ", $l[-1], -s "out.txt", "\n"; unlink "out.txt" or die; print -e "out.txt" ? "still\n" : "gone\n"'
 pl "die" 'die "fatal error\n"'
+pl "backticks, system, pipes to and from programs" '
+my $x = `echo hi | tr a-z A-Z`; print "backticks: $x";
+system("sh", "-c", "exit 3"); print "system status ", $? >> 8, "\n";
+open(my $f, "-|", "seq", "3") or die; my @s = <$f>; close $f; print "from seq: @s";
+open(my $w, "|-", "sort -r") or die; print $w "$_\n" for qw(b c a); close $w;
+print "to sort status $?\n"; exec("echo", "replaced by exec") or die'
 same "perl: -n over stdin" -i in.csv -- perl -F, -lane 'print "$F[1] $F[0]" if $. > 1'
 finish

@@ -6,7 +6,7 @@
 need bash dash
 
 scripts() {
-    mkdir d && printf 'one\ntwo\nthree\n' >d/lines
+    mkdir d && printf 'one\ntwo\nthree\n' >d/lines && printf 'b\na\nc\n' >d/abc
 
     # Only builtins: variables, arithmetic, control flow, functions, words.
     cat >basic.sh <<'EOF'
@@ -107,6 +107,40 @@ exec echo replaced by exec
 echo not reached
 EOF
 
+    # Redirections and file descriptors around external programs,
+    # here-documents read by cat.
+    cat >redirs.sh <<'EOF'
+name=world
+cat <<END
+hello $name, $((6 * 7))
+  indented \$ literal
+END
+cat <<-'END'
+	no $expansion, tabs stripped
+	END
+echo "lines: $(cat d/lines | tr a-z A-Z | sort)"
+ls d nope 2>&1 | sort
+sort <d/abc >sorted; cat sorted
+exec 3>fd3.txt; echo via fd 3 >&3; exec 3>&-; cat fd3.txt
+echo append >>fd3.txt; cat fd3.txt
+exec 4<d/lines; read -r first <&4; head -n 1 <&4; exec 4<&-; echo "first $first"
+if seq 3 | grep -q 2; then echo "pipeline status ok"; fi
+for f in d/*; do echo "file $f: $(wc -l <"$f")"; done
+cat nope 2>/dev/null || echo "cat status $?"
+{ echo out; echo err >&2; } 2>&1 >/dev/null | tr a-z A-Z
+EOF
+
+    # bash only: process substitution, pipefail, PIPESTATUS, coproc.
+    cat >bashpipes.sh <<'EOF'
+diff <(sort d/abc) <(printf 'a\nb\nc\n') && echo "process substitution ok"
+while read -r l; do echo "got $l"; done < <(seq 3 | tac)
+set -o pipefail; false | true; echo "pipefail $?"; set +o pipefail
+true | false | true; echo "PIPESTATUS ${PIPESTATUS[*]}"
+seq 5 | { sum=0; while read -r n; do sum=$((sum + n)); done; echo "sum $sum"; }
+shopt -s lastpipe; set +m; seq 2 | read -r lp; echo "lastpipe $lp"
+coproc { read -r l; echo "coproc got $l"; }; echo ping >&"${COPROC[1]}"; read -r r <&"${COPROC[0]}"; echo "$r"; wait
+EOF
+
     # bash only: arrays, [[ ]], expansions.
     cat >bashisms.sh <<'EOF'
 a=(zero one two three); a+=(four)
@@ -131,11 +165,14 @@ for sh in bash dash; do
     same "$sh: subshells, substitution, pipes of builtins" -- $sh forks.sh
     same "$sh -c with a syntax error" -- $sh -c 'if then fi'
     same "$sh: pipelines, scripts and exec of programs" -- $sh execs.sh
+    same "$sh: redirections, descriptors, cat here-documents" -- $sh redirs.sh
+    same "$sh: basic.sh through a pipe" -- $sh -c "$sh basic.sh | cat; echo status \$?"
     same "$sh: kill -9 of itself" -- $sh -c 'kill -9 $$'
 done
 same "bash: background jobs and wait" -- bash jobs.sh
 same "bash: expanding here-documents" -- bash heredoc_bash.sh
 same "bash: arrays, [[ ]], expansions" -- bash bashisms.sh
+same "bash: process substitution, pipefail, coproc" -- bash bashpipes.sh
 same "bash: a background program" -- bash -c 'sleep 0.1 & wait $!; echo "status $?"'
 same "bash --version" -- bash --version
 finish

@@ -38,8 +38,13 @@ same "gzip -c" -- gzip -c -9 -n t/nums
 same_sh "gzip round trip" -- 'E gzip -c t/nums | E gzip -d | cmp - t/nums && echo same'
 same_sh "gzip -t of a corrupt file" -- 'head -c 300 t/a/b/zs | gzip -n >bad.gz; printf garbage >>bad.gz; E gzip -t bad.gz'
 
+same_sh "gzip file in place, -l" -- 'E gzip -n t/nums && ls t && E gzip -l t/nums.gz && E gunzip t/nums.gz && sha256sum t/nums'
+
 # tar
 same "tar cf to stdout, sorted" -- tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -cf - t
+same_sh "tar through pipes: create, list, extract" -- 'E tar cf - t | E tar tvf - | sort &&
+    mkdir x && E tar cf - t | E tar xf - -C x && diff -r t x/t && echo same'
+same_sh "tar -z: tar runs gzip" -- 'E tar czf - t/a | E tar tzvf - | sort && E tar czf - t/c | E tar xzOf - t/c/x'
 
 # grep, sed, awk, diff
 same "grep -r" -- grep -rn alpha t
