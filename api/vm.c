@@ -7,12 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cpu/cpu.h"
 #include "cpu/flags.h"
 #include "cpu/fpstate.h"
 #include "loader/loader.h"
+#include "loader/root.h"
 #include "syscalls/strace.h"
 #include "syscalls/paths.h"
 #include "syscalls/procfs.h"
@@ -254,8 +256,24 @@ const elfemu_load_info *elfemu_get_load_info(const elfemu *vm)
 
 char *elfemu_find_program(const char *prog)
 {
+    return elfemu_find_program_in(prog, NULL);
+}
+
+/* An executable regular file at the guest path cand: inside root first. */
+static bool runnable(const char *cand, const char *root)
+{
+    char full[PATH_MAX];
+    struct stat st;
+    if (root && cand[0] == '/' && ldr_root_lookup(root, cand, true, full, sizeof(full)) == 0)
+        return stat(full, &st) == 0 && S_ISREG(st.st_mode) && access(full, X_OK) == 0;
+    return stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0;
+}
+
+char *elfemu_find_program_in(const char *prog, const char *root)
+{
     if (strchr(prog, '/'))
         return strdup(prog);
+    char *canon = root && *root ? realpath(root, NULL) : NULL;
     const char *path = getenv("PATH");
     if (!path || !*path)
         path = "/usr/local/bin:/usr/bin:/bin";
@@ -263,13 +281,19 @@ char *elfemu_find_program(const char *prog)
         const char *colon = strchr(path, ':');
         size_t len = colon ? (size_t)(colon - path) : strlen(path);
         char *cand;
-        if (asprintf(&cand, "%.*s%s%s", (int)len, path, len ? "/" : "", prog) < 0)
+        if (asprintf(&cand, "%.*s%s%s", (int)len, path, len ? "/" : "", prog) < 0) {
+            free(canon);
             return NULL;
-        if (access(cand, X_OK) == 0)
+        }
+        if (runnable(cand, canon)) {
+            free(canon);
             return cand;
+        }
         free(cand);
-        if (!colon)
+        if (!colon) {
+            free(canon);
             return strdup(prog);
+        }
         path = colon + 1;
     }
 }

@@ -95,6 +95,14 @@ int elfemu_load(elfemu *vm, const char *path, char *const argv[], char *const en
  */
 char *elfemu_find_program(const char *name);
 
+/**
+ * The same with a foreign root (`-L`): each `$PATH` directory is searched
+ * inside @p root first (as the guest would see it), then on the host.
+ * @p root NULL or "" is elfemu_find_program().  The result is the guest's
+ * path of the program, to be loaded with the same root.
+ */
+char *elfemu_find_program_in(const char *name, const char *root);
+
 /** The guest's word size: 64 for x86_64, 32 for ia32 (0 before a load). */
 int elfemu_bits(const elfemu *vm);
 

@@ -53,7 +53,7 @@ int main(int argc, char **argv)
     else
         o.cfg.reexec_argv = NULL;
     /* A guest's execve names the program exactly: no $PATH search. */
-    char *path = o.execve ? strdup(o.program) : elfemu_find_program(o.program);
+    char *path = o.execve ? strdup(o.program) : elfemu_find_program_in(o.program, o.cfg.sysroot);
     char **gargv = calloc((size_t)o.nargs + 2, sizeof(char *));
     elfemu *vm = elfemu_create(&o.cfg);
     int status = 1;

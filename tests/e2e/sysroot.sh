@@ -110,6 +110,9 @@ check "maps shows no host path of the root" $(grep -qF "$root" "$tmp/maps"; [ $?
 # Paths the guest names.
 out=$("$elfemu" -L "$root" /bin/cat /xyzzy/marker 2>&1)
 check "a file only in the root" $([ "$out" = "inside the root" ]; echo $?)
+out=$(PATH=/usr/local/bin:/bin "$elfemu" -L "$root" rootcat /xyzzy/marker 2>&1)
+check "a bare PROGRAM name is searched in \$PATH inside the root" \
+    $([ "$out" = "inside the root" ]; echo $?)
 out=$("$elfemu" -L "$root" /bin/cat /../../../../xyzzy/../xyzzy/marker 2>&1)
 check ".. stops at the root" $([ "$out" = "inside the root" ]; echo $?)
 out=$("$elfemu" -L "$root" /bin/cat /etc/marker /etc/hostname 2>&1)
