@@ -65,6 +65,25 @@ print("{:>10.4f}|{:,}|{:e}".format(math.e, 1234567, 6.02e23), "caf\u00e9".upper(
 py "exception and traceback" '
 def f(n): return 1 // n
 f(0)'
+py "threads (threading, queue, a thread pool)" '
+import threading, queue, concurrent.futures as cf
+q, out, lock = queue.Queue(), [], threading.Lock()
+def work():
+    while (x := q.get()) is not None:
+        with lock: out.append(x * x)
+ts = [threading.Thread(target=work) for _ in range(4)]
+for t in ts: t.start()
+for i in range(2000): q.put(i)
+for t in ts: q.put(None)
+for t in ts: t.join()
+print(len(out), sum(out), threading.active_count())
+with cf.ThreadPoolExecutor(4) as ex: print(sum(ex.map(lambda x: x ** 3, range(500))))
+b = threading.Barrier(3); r = []
+def meet(i): b.wait(); r.append(i)
+ts = [threading.Thread(target=meet, args=(i,)) for i in range(3)]
+for t in ts: t.start()
+for t in ts: t.join()
+print(sorted(r))'
 same "python3: script from stdin" -i nums -- python3 -c 'import sys; print(sum(int(l) for l in sys.stdin))'
 
 pl() { n=$1; shift; same "perl: $n" -- perl -e "$@"; }

@@ -1,11 +1,11 @@
 #!/bin/sh
-# tools.sh ELFEMU SRC_DIR: sqlite3, gzip, xz, tar, make, grep, sed, awk, diff
+# tools.sh ELFEMU SRC_DIR: sqlite3, gzip, xz, zstd, tar, make, grep, sed, awk, diff
 # under elfemu, compared with their native runs (stdout, exit status, stderr;
 # see lib.sh). Round trips feed one emulated program's output to another
 # through the host shell (same_sh), so they need no fork inside the guest.
 . "$(dirname "$0")/lib.sh"
 src=$2
-need sqlite3 gzip xz tar make grep sed awk diff cmp
+need sqlite3 gzip xz zstd tar make grep sed awk diff cmp
 
 files() {
     mkdir -p t/a/b t/c
@@ -39,6 +39,9 @@ same_sh "gzip round trip" -- 'E gzip -c t/nums | E gzip -d | cmp - t/nums && ech
 same_sh "gzip -t of a corrupt file" -- 'head -c 300 t/a/b/zs | gzip -n >bad.gz; printf garbage >>bad.gz; E gzip -t bad.gz'
 
 same_sh "gzip file in place, -l" -- 'E gzip -n t/nums && ls t && E gzip -l t/nums.gz && E gunzip t/nums.gz && sha256sum t/nums'
+
+same "zstd -T2 (worker threads)" -- zstd -c -T2 -5 --no-progress t/nums
+same_sh "zstd round trip" -- 'E zstd -c -T2 -q t/a/b/zs | E zstd -d -c | cmp - t/a/b/zs && echo same'
 
 # tar
 same "tar cf to stdout, sorted" -- tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -cf - t
