@@ -129,11 +129,12 @@ static void gen_maps(struct cpu *c, struct sbuf *b)
                          file ? (unsigned long long)v->ino : 0ull);
         sb_add(b, line, (size_t)k);
         const char *name = v->name ? v->name : "";
+        if (file) /* a file inside the -L root by the guest's name for it */
+            name = path_guest_view(name);
         if (*name) {
             if (k < 73)
                 sb_printf(b, "%*s", 73 - k, "");
-            sb_add(b, file ? path_guest_view(name) : name, strlen(file ? path_guest_view(name)
-                                                                       : name));
+            sb_add(b, name, strlen(name));
         }
         sb_add(b, "\n", 1);
     }

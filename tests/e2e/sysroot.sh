@@ -151,5 +151,26 @@ out=$("$elfemu" -L "$root" /bin/cat /nonexistent-file 2>&1)
 check "a file in neither: ENOENT" \
     $(echo "$out" | grep -q "/nonexistent-file: No such file or directory"; echo $?)
 
+# Another distribution's libc: a musl program whose dynamic linker (musl's
+# libc.so) exists only in the root, next to the glibc programs.
+if [ -x "$guests/procself_musl_dyn" ]; then
+    minterp=/lib/ld-musl-x86_64.so.1 mfake=/xyz/ld-musl-x86_64.so.1
+    mkdir -p "$root/xyz"
+    cp -L "$minterp" "$root$mfake" || exit 1
+    cp "$guests/procself_musl_dyn" "$root/bin/procself-musl" || exit 1
+    off=$(grep -obUaF "$minterp" "$root/bin/procself-musl" | head -1 | cut -d: -f1)
+    printf '%s' "$mfake" | dd of="$root/bin/procself-musl" bs=1 seek="$off" conv=notrunc 2>/dev/null
+    "$guests/procself_musl_dyn" one two >"$tmp/native" 2>&1
+    "$elfemu" -L "$root" /bin/procself-musl one two >"$tmp/emu" 2>"$tmp/emu.err"
+    check "musl procself from the root: output as natively" $(cmp -s "$tmp/native" "$tmp/emu"; echo $?)
+    cmp -s "$tmp/native" "$tmp/emu" || { diff "$tmp/native" "$tmp/emu" | head; head -5 "$tmp/emu.err"; }
+    "$elfemu" -L "$root" /bin/procself-musl --maps >"$tmp/maps" 2>/dev/null
+    check "musl's dynamic linker is the root's copy" \
+        $(awk -v f="$mfake" '$6 == f { print $5 }' "$tmp/maps" | sort -u |
+          grep -qx "$(ino "$root$mfake")"; echo $?)
+else
+    echo "skip: no musl build of procself (musl-tools missing)"
+fi
+
 [ $fails = 0 ] && echo "all sysroot checks passed" || echo "$fails sysroot checks failed"
 [ $fails = 0 ]
