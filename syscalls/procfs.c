@@ -322,6 +322,31 @@ static int gen_status(struct cpu *c, struct sbuf *b, int tid)
     return 0;
 }
 
+/* task_statm(): "size resident shared text lib data dt" in pages; the
+ * resident and shared counts are the host's, the others the guest's. */
+static int gen_statm(struct cpu *c, struct sbuf *b, int tid)
+{
+    char path[128], dir[64];
+    snprintf(path, sizeof(path), "%s/statm", task_dir(tid, dir, sizeof(dir)));
+    struct sbuf host = { 0 };
+    int e = add_host_file(&host, path);
+    sb_add(&host, "", 1);
+    unsigned long long h[7];
+    if (e || host.failed || sscanf(host.p, "%llu %llu %llu %llu %llu %llu %llu", &h[0], &h[1],
+                                   &h[2], &h[3], &h[4], &h[5], &h[6]) != 7) {
+        free(host.p);
+        return e ? e : host.failed ? -ENOMEM : -EIO;
+    }
+    free(host.p);
+    struct vm_totals t = vm_totals(c->mm);
+    uint64_t text = img.end_code > img.start_code
+                        ? mm_page_up(img.end_code) - mm_page_down(img.start_code) : 0;
+    sb_printf(b, "%llu %llu %llu %llu 0 %llu 0\n", (unsigned long long)(t.total / MM_PAGE_SIZE),
+              h[1], h[2], (unsigned long long)(text / MM_PAGE_SIZE),
+              (unsigned long long)((t.data + t.stack) / MM_PAGE_SIZE));
+    return 0;
+}
+
 /* ------------------------------------------------------------ lookup, open */
 
 enum procfs_file procfs_lookup(const char *path, int *tid)
@@ -329,7 +354,7 @@ enum procfs_file procfs_lookup(const char *path, int *tid)
     static const struct { const char *name; enum procfs_file f; } files[] = {
         { "exe", PROCFS_EXE },         { "maps", PROCFS_MAPS },     { "auxv", PROCFS_AUXV },
         { "cmdline", PROCFS_CMDLINE }, { "environ", PROCFS_ENVIRON }, { "stat", PROCFS_STAT },
-        { "status", PROCFS_STATUS },   { "mem", PROCFS_MEM },
+        { "status", PROCFS_STATUS },   { "statm", PROCFS_STATM },   { "mem", PROCFS_MEM },
     };
     *tid = 0;
     if (strncmp(path, "/proc/", 6) != 0)
@@ -415,6 +440,7 @@ int64_t procfs_open(struct cpu *c, enum procfs_file f, int tid, int flags)
     case PROCFS_ENVIRON: add_guest(c, &b, img.env_start, img.env_end); name = "environ"; break;
     case PROCFS_STAT: e = gen_stat(c, &b, tid); name = "stat"; break;
     case PROCFS_STATUS: e = gen_status(c, &b, tid); name = "status"; break;
+    case PROCFS_STATM: e = gen_statm(c, &b, tid); name = "statm"; break;
     default: e = -ENOENT; break;
     }
     int64_t r = e ? e : b.failed ? -ENOMEM : serve(&b, name, flags);

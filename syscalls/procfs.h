@@ -16,6 +16,7 @@ enum procfs_file {
     PROCFS_ENVIRON, /* the guest's environment strings */
     PROCFS_STAT,    /* host content, guest memory fields */
     PROCFS_STATUS,  /* host content, guest memory fields */
+    PROCFS_STATM,   /* guest sizes, host resident counts */
     PROCFS_MEM,     /* host memory at guest addresses: refused */
 };
 

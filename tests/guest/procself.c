@@ -294,6 +294,12 @@ int main(int argc, char **argv)
     check("status has the program's name", n > 0 && strstr(buf, comm) != NULL);
     const char *vm = strstr(buf, "VmSize:");
     check("status VmSize is the mappings' total", vm && strtoul(vm + 7, NULL, 10) == total / 1024);
+    n = slurp("/proc/self/statm", buf, sizeof(buf));
+    unsigned long sm[7];
+    check("statm size is the mappings' total in pages",
+          n > 0 && sscanf(buf, "%lu %lu %lu %lu %lu %lu %lu", &sm[0], &sm[1], &sm[2], &sm[3],
+                          &sm[4], &sm[5], &sm[6]) == 7 && sm[0] == total / 4096 && sm[4] == 0 &&
+              sm[1] >= sm[2] && sm[3] > 0);
 
     /* fd */
     fd = open(argv[0], O_RDONLY);
