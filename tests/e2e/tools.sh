@@ -1,11 +1,11 @@
 #!/bin/sh
-# tools.sh ELFEMU SRC_DIR: sqlite3, gzip, xz, zstd, tar, make, grep, sed, awk, diff
+# tools.sh ELFEMU SRC_DIR: sqlite3, gzip, xz, zstd, tar, grep, sed, awk, diff, git
 # under elfemu, compared with their native runs (stdout, exit status, stderr;
 # see lib.sh). Round trips feed one emulated program's output to another
-# through the host shell (same_sh), so they need no fork inside the guest.
+# through the host shell (same_sh) or through an emulated sh.
 . "$(dirname "$0")/lib.sh"
 src=$2
-need sqlite3 gzip xz zstd tar make grep sed awk diff cmp
+need sqlite3 gzip xz zstd tar make grep sed awk diff cmp git
 
 files() {
     mkdir -p t/a/b t/c
@@ -60,5 +60,24 @@ same "awk sums and printf" -- awk '{ s += $1; if ($1 % 5000 == 0) printf "%d %.2
 same "awk fields and arrays" -- awk -F'[ ]' '{ for (i = 1; i <= NF; i++) c[$i]++ } END { for (w in c) n++; print n, c["alpha"], length("héllo") }' t/a/words
 same "diff -u" -- diff -u f1 f2
 same "cmp" -- cmp f1 f2
+
+# git on a repository the fixture makes natively (fixed names and dates, so
+# the hashes agree); the commands that start others (commit, gc) need
+# signals and come later.
+repo() {
+    export GIT_AUTHOR_DATE="1000000000 +0000" GIT_COMMITTER_DATE="1000000000 +0000" \
+        GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@b GIT_COMMITTER_NAME=a GIT_COMMITTER_EMAIL=a@b \
+        HOME=/nonexistent GIT_CONFIG_NOSYSTEM=1
+    git init -q -b main . && seq 100 >f && printf 'a\nb\n' >g && git add f g &&
+        git commit -qm one && seq 50 >f && echo c >>g && git commit -qam two &&
+        git tag -a -m tagged v1 && echo dirty >>g && echo new >h
+}
+fixture repo
+same "git log, show, rev-parse, describe" -- sh -c 'git log --format="%H %an %ad %s" --date=iso &&
+    git show --stat HEAD && git rev-parse HEAD~1 && git describe && git cat-file -p HEAD'
+same "git diff, blame, grep" -- sh -c 'git diff && git diff --word-diff HEAD~1 && git blame -s g &&
+    git grep -n 5 && git log -p --format=%s -1 -- g'
+same "git status, ls-files" -- sh -c 'git status && git status --short && git ls-files -s'
+same "git: not a revision" -- git rev-parse nope
 
 finish
