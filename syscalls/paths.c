@@ -27,7 +27,10 @@ static dev_t proc_dev;      /* /proc's device: a dirfd there needs a closer look
 static bool proc_dev_known;
 
 /* Where the current directory lies, kept up to date by path_cwd_changed():
- * relative paths need translating only when it is not a plain host one. */
+ * relative paths need translating only when it is not a plain host one.
+ * One word for the process: guest threads share their directory (glibc
+ * always clones with CLONE_FS); a thread made without CLONE_FS that
+ * changes directory updates it for all (a known limitation). */
 enum { CWD_HOST, CWD_ROOT, CWD_PROC };
 static atomic_int cwd_kind;
 
