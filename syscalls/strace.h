@@ -48,8 +48,8 @@ void strace_enter(struct cpu *c, uint64_t nr, const uint64_t a[6]);
 void strace_leave(struct cpu *c, int64_t result);
 
 /* The guest process now has n threads: lines get a `[pid TID] ` prefix
- * while there are several (strace -f).  WIRE(thread): call it when a guest
- * thread starts and ends. */
+ * while there are several (strace -f).  syscalls/thread.c calls it when a
+ * guest thread starts and ends. */
 void strace_set_threads(int n);
 
 /* A fork happened (proc calls it in both processes after the host fork):

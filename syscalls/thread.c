@@ -471,15 +471,30 @@ int64_t sys_get_robust_list(struct cpu *c, const uint64_t a[6])
 /* Futexes: guest memory is host memory, so a guest futex word is a host
  * futex word at base + address, and the host kernel does the waiting and
  * waking (also between guest threads and processes sharing the mapping).
- * Every address and the timeout are checked before the host sees them;
- * the 64-bit guest's struct timespec is the host's. */
+ *
+ * The words are not checked against the VMA list here but handed to the
+ * host as addresses inside the guest space: the host kernel then touches
+ * exactly what the guest's kernel would (a private FUTEX_WAKE or REQUEUE
+ * never reads its words; an unmapped guest page is PROT_NONE reserve on the
+ * host and gives EFAULT where Linux gives it), and can never reach beyond
+ * the space.  An address past the space is EFAULT, as access_ok() says.  A
+ * word the call writes (PI ops, WAKE_OP's second word) loses elfemu's
+ * write protection of decoded code first.  The 64-bit guest's struct
+ * timespec is the host's. */
+static uint32_t *futex_word(struct cpu *c, uint64_t addr, bool write)
+{
+    if (addr > c->mm->size - 4)
+        return NULL;
+    if (write)
+        cpu_invalidate(c, addr, addr + 4);
+    return (uint32_t *)(c->mm->base + addr);
+}
+
 int64_t sys_futex(struct cpu *c, const uint64_t a[6])
 {
     int op = (int)a[1], cmd = op & FUTEX_CMD_MASK;
     uint64_t arg4 = a[3];
-    void *uaddr2 = NULL;
-    int prot = PROT_READ, prot2 = 0;
-    bool timeout = false;
+    bool timeout = false, write = false, second = false, write2 = false;
     switch (cmd) {
     case FUTEX_WAIT:
     case FUTEX_WAIT_BITSET:
@@ -487,44 +502,37 @@ int64_t sys_futex(struct cpu *c, const uint64_t a[6])
         break;
     case FUTEX_LOCK_PI:
     case FUTEX_LOCK_PI2:
-        timeout = true;
-        prot |= PROT_WRITE;
+        timeout = write = true;
         break;
     case FUTEX_WAIT_REQUEUE_PI:
         /* uaddr2 is the PI futex the waiter ends up owning. */
-        timeout = true;
-        prot2 = PROT_READ | PROT_WRITE;
+        timeout = second = write2 = true;
         break;
     case FUTEX_WAKE:
     case FUTEX_WAKE_BITSET:
         break;
     case FUTEX_UNLOCK_PI:
     case FUTEX_TRYLOCK_PI:
-        prot |= PROT_WRITE;
+        write = true;
         break;
     case FUTEX_REQUEUE:
     case FUTEX_CMP_REQUEUE:
         /* The fourth argument is a count, the fifth a second futex word. */
-        prot2 = PROT_READ;
+        second = true;
         break;
     case FUTEX_WAKE_OP:
     case FUTEX_CMP_REQUEUE_PI:
-        prot2 = PROT_READ | PROT_WRITE;
+        second = write2 = true;
         break;
     default:
         return -ENOSYS;
     }
-    /* The kernel copies the timeout first (sys_futex()), then looks at
-     * the words. */
+    /* The kernel copies the timeout first (sys_futex()). */
     if (timeout && a[3] &&
         !(arg4 = (uint64_t)(uintptr_t)guest_buf(c, a[3], sizeof(struct timespec), PROT_READ)))
         return -EFAULT;
-    if (a[0] & 3)
-        return -EINVAL;
-    uint32_t *uaddr = guest_buf(c, a[0], 4, prot);
-    if (!uaddr)
-        return -EFAULT;
-    if (prot2 && !(uaddr2 = guest_buf(c, a[4], 4, prot2)))
+    uint32_t *uaddr = futex_word(c, a[0], write), *uaddr2 = NULL;
+    if (!uaddr || (second && !(uaddr2 = futex_word(c, a[4], write2))))
         return -EFAULT;
     return host_ret(host_futex(uaddr, op, (uint32_t)a[2], (const void *)(uintptr_t)arg4, uaddr2,
                                (uint32_t)a[5]));
