@@ -10,9 +10,9 @@
  * - exit ends the calling thread.  The thread that entered the VM (the
  *   "main" host thread, which returns from cpu_run to elfemu_run) does not
  *   end its host thread: it waits until every other guest thread has
- *   ended, then returns as if the process had exited with the leader's
- *   status -- which is what the kernel reports when all threads of a group
- *   exit one by one (wait_task_zombie() uses the leader's exit code).
+ *   ended, then returns as if the process had exited with the status of
+ *   the last thread to exit -- what Linux reports when all threads of a
+ *   group exit one by one, even when the leader went first (measured).
  * - exit_group, or any exit of the last thread off the main host thread,
  *   ends the host process right there (exit_group(2)): the other threads
  *   may be blocked in host calls, and nothing may tear the guest space
@@ -59,10 +59,8 @@ static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t threads_gone = PTHREAD_COND_INITIALIZER;
 static struct gthread main_thread;      /* the host thread in elfemu_run */
 static struct gthread *threads = &main_thread;
-static struct gthread *leader = &main_thread; /* whose status the group reports */
 static int nthreads = 1;                /* live guest threads */
-static bool leader_exited;
-static int leader_status;
+static int group_status;                /* the last thread's exit code */
 static bool main_waiting;               /* main_thread waits for the others */
 static struct mm_space *space;          /* the guest space, once known */
 static __thread struct gthread *self;
@@ -119,7 +117,9 @@ static __attribute__((noreturn)) void process_kill(int sig)
     sigemptyset(&set);
     sigaddset(&set, sig);
     pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-    kill(getpid(), sig);
+    /* To this very thread: a process-wide kill() could be taken by another
+     * thread while this one went on to exit. */
+    syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
     process_exit(128 + sig);
 }
 
@@ -220,8 +220,7 @@ int64_t sys_exit(struct cpu *c, const uint64_t a[6])
     if (t != &main_thread)
         return 0; /* thread_main() finishes it off the guest's stack */
     pthread_mutex_lock(&threads_lock);
-    leader_exited = true;
-    leader_status = code;
+    group_status = code;
     nthreads--;
     if (UNLIKELY(strace_on))
         strace_set_threads(nthreads > 0 ? nthreads : 1);
@@ -229,6 +228,7 @@ int64_t sys_exit(struct cpu *c, const uint64_t a[6])
     while (nthreads > 0)
         pthread_cond_wait(&threads_gone, &threads_lock);
     main_waiting = false;
+    c->stop_code = group_status;
     pthread_mutex_unlock(&threads_lock);
     return 0;
 }
@@ -303,15 +303,13 @@ static void *thread_main(void *arg)
     while (*slot != t)
         slot = &(*slot)->next;
     *slot = t->next;
-    if (t == leader) {
-        leader_exited = true;
-        leader_status = code;
-    }
     bool last = --nthreads == 0;
+    if (last)
+        group_status = code; /* see the top */
     if (UNLIKELY(strace_on))
         strace_set_threads(nthreads > 0 ? nthreads : 1);
     if (last && !main_waiting)
-        process_exit(leader_exited ? leader_status : code);
+        process_exit(code);
     if (last)
         pthread_cond_broadcast(&threads_gone);
     pthread_mutex_unlock(&threads_lock);
@@ -416,9 +414,7 @@ void gthread_fork_child(struct cpu *c)
     }
     t->next = NULL;
     threads = t;
-    leader = t;
     nthreads = 1;
-    leader_exited = false;
     main_waiting = false;
     t->tid = (pid_t)syscall(SYS_gettid);
 }
