@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/prctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -32,6 +34,65 @@ static struct {
     uint64_t start_code, end_code, start_data, end_data, start_brk, start_stack;
     uint64_t arg_start, arg_end, env_start, env_end;
 } img;
+
+/* Point the host process's own mm fields at the guest's, so that other
+ * processes (ps, pgrep, a parent reading /proc/<pid>/cmdline) see the
+ * guest's command line, environment and auxv through the kernel's files of
+ * this process, and its program when changing exe is allowed.  PR_SET_MM_MAP
+ * needs no privilege except for exe (CAP_CHECKPOINT_RESTORE): that is tried
+ * first, then left out.  Best effort: when the kernel refuses, only our own
+ * views (served below) are the guest's.  The code, data, stack and brk
+ * fields keep the host's values. */
+static void publish(const struct mm_space *mm, const char *exe)
+{
+    char st[1024];
+    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, st, sizeof(st) - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0)
+        return;
+    st[n] = 0;
+    char *p = strrchr(st, ')');
+    unsigned long long f[53] = { 0 };
+    char *save, *tok = p ? strtok_r(p + 1, " \n", &save) : NULL;
+    for (int i = 3; tok && i < 53; i++, tok = strtok_r(NULL, " \n", &save))
+        f[i] = strtoull(tok, NULL, 10);
+    uint64_t base = (uint64_t)(uintptr_t)mm->base;
+    struct prctl_mm_map m = {
+        .start_code = f[26], .end_code = f[27], .start_stack = f[28],
+        .start_data = f[45], .end_data = f[46], .start_brk = f[47],
+        .brk = (uint64_t)(uintptr_t)sbrk(0),
+        .arg_start = base + img.arg_start, .arg_end = base + img.arg_end,
+        .env_start = base + img.env_start, .env_end = base + img.env_end,
+        .exe_fd = (uint32_t)-1,
+    };
+    /* saved_auxv holds host words: only a 64-bit guest's pairs fit as they are. */
+    __u64 auxv[2 * 32];
+    if (img.bits == 64) {
+        unsigned k = 0;
+        for (unsigned i = 0; i < img.nauxv; i++) {
+            auxv[k++] = img.auxv[i][0];
+            auxv[k++] = img.auxv[i][1];
+            if (img.auxv[i][0] == 0)
+                break;
+        }
+        m.auxv = auxv;
+        m.auxv_size = k * sizeof(uint64_t);
+    }
+    int efd = open(exe, O_RDONLY | O_CLOEXEC);
+    m.exe_fd = efd >= 0 ? (uint32_t)efd : (uint32_t)-1;
+    if (prctl(PR_SET_MM, PR_SET_MM_MAP, &m, sizeof(m), 0) != 0 && efd >= 0) {
+        m.exe_fd = (uint32_t)-1;
+        if (prctl(PR_SET_MM, PR_SET_MM_MAP, &m, sizeof(m), 0) != 0 && m.auxv_size) {
+            m.auxv_size = 0; /* an auxv longer than the kernel's saved_auxv */
+            m.auxv = NULL;
+            prctl(PR_SET_MM, PR_SET_MM_MAP, &m, sizeof(m), 0);
+        }
+    }
+    if (efd >= 0)
+        close(efd);
+}
 
 void procfs_set_image(const struct mm_space *mm, const elfemu_load_info *info)
 {
@@ -69,6 +130,7 @@ void procfs_set_image(const struct mm_space *mm, const elfemu_load_info *info)
             img.env_start = w;
     }
     img.arg_end = img.env_start;
+    publish(mm, sys_exe());
 }
 
 /* ------------------------------------------------------------ content */
