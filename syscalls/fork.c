@@ -106,8 +106,11 @@ static void vfork_wait(int fd)
 }
 
 /* The host half: returns the child's pid in the parent, 0 in the child,
- * or -errno.  *pidfd_out receives the pidfd with CLONE_PIDFD. */
-static int64_t host_clone(struct cpu *c, const struct clone_req *r, int *pidfd_out)
+ * or -errno.  *pidfd_out receives the pidfd with CLONE_PIDFD; *vfork_fd the
+ * descriptor the parent of a plain vfork waits on (after it let go of the
+ * thread registry's locks: the other guest threads go on meanwhile). */
+static int64_t host_clone(struct cpu *c, const struct clone_req *r, int *pidfd_out,
+                          int *vfork_fd)
 {
     uint64_t host_flags = r->flags & ~(uint64_t)(CLONE_SETTLS | CLONE_PARENT_SETTID |
                                                  CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID |
@@ -129,7 +132,7 @@ static int64_t host_clone(struct cpu *c, const struct clone_req *r, int *pidfd_o
         if (vfork_like) {
             close(pid == 0 ? vp[0] : vp[1]);
             if (pid > 0)
-                vfork_wait(vp[0]);
+                *vfork_fd = vp[0];
         }
         return pid;
     }
@@ -175,10 +178,12 @@ static int64_t do_clone(struct cpu *c, const struct clone_req *r)
 
     fflush(NULL); /* nothing elfemu buffered may be written twice */
     gthread_fork_prepare();
-    int pidfd = -1;
-    int64_t pid = host_clone(c, r, &pidfd);
+    int pidfd = -1, vfork_fd = -1;
+    int64_t pid = host_clone(c, r, &pidfd, &vfork_fd);
     if (pid != 0) {
         gthread_fork_parent();
+        if (vfork_fd >= 0)
+            vfork_wait(vfork_fd);
         if (pid > 0)
             strace_forked(false);
         if (pid < 0)
