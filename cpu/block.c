@@ -41,6 +41,7 @@ struct code_page {
 struct code_registry {
     struct code_page *pages[1u << PAGE_HASH_BITS];
     uint64_t npages;            /* read without the lock for a fast "none" */
+    uint64_t nprotected;        /* of them write-protected; likewise */
     struct cpu_cache *caches;   /* every thread's cache */
 };
 
@@ -97,6 +98,8 @@ static bool reg_enter(struct mm_space *mm, uint64_t page)
         return false;
     p->page = page;
     p->write_protected = mm_code_protect(mm, page);
+    if (p->write_protected)
+        __atomic_store_n(&r->nprotected, r->nprotected + 1, __ATOMIC_RELAXED);
     *slot = p;
     __atomic_store_n(&r->npages, r->npages + 1, __ATOMIC_RELAXED);
     return true;
@@ -106,8 +109,10 @@ static bool reg_remove(struct mm_space *mm, struct code_page **slot)
 {
     struct code_registry *r = registry(mm);
     struct code_page *p = *slot;
-    if (p->write_protected)
+    if (p->write_protected) {
         mm_code_unprotect(mm, p->page);
+        __atomic_store_n(&r->nprotected, r->nprotected - 1, __ATOMIC_RELAXED);
+    }
     *slot = p->next;
     free(p);
     __atomic_store_n(&r->npages, r->npages - 1, __ATOMIC_RELAXED);
@@ -163,6 +168,21 @@ void cpu_invalidate(struct cpu *c, uint64_t start, uint64_t end)
         return;
     mm_lock(c->mm);
     invalidate_locked(c->mm, start, end);
+    mm_unlock(c->mm);
+}
+
+void cpu_code_writable(struct cpu *c, uint64_t start, uint64_t end)
+{
+    struct code_registry *r = registry(c->mm);
+    /* Code on pages the guest cannot write is never in the way. */
+    if (!r || __atomic_load_n(&r->nprotected, __ATOMIC_RELAXED) == 0 || end <= start)
+        return;
+    mm_lock(c->mm);
+    for (uint64_t p = mm_page_down(start); p < end && r->nprotected; p += MM_PAGE_SIZE) {
+        struct code_page **slot = reg_slot(r, p);
+        if (*slot && (*slot)->write_protected)
+            invalidate_locked(c->mm, p, p + MM_PAGE_SIZE);
+    }
     mm_unlock(c->mm);
 }
 

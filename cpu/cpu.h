@@ -225,6 +225,9 @@ void cpu_disasm(int bits, const uint8_t *bytes, unsigned len, uint64_t addr, cha
 /* Forget decoded code in [start, end) (munmap, mprotect, writes), in every
  * thread's cache: each drops its blocks there before it runs another one. */
 void cpu_invalidate(struct cpu *c, uint64_t start, uint64_t end);
+/* The host is about to write guest [start, end) for a syscall: forget the
+ * code on pages elfemu write-protected there (cheap when there is none). */
+void cpu_code_writable(struct cpu *c, uint64_t start, uint64_t end);
 
 /* The syscall layer's entry (syscalls/dispatch.c): c->r[] hold the request. */
 void sys_dispatch_64(struct cpu *c);

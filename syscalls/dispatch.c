@@ -88,7 +88,7 @@ void *guest_buf(struct cpu *c, uint64_t addr, uint64_t len, int prot)
     if (!mm_check(c->mm, addr, len, prot))
         return NULL;
     if (prot & PROT_WRITE)
-        cpu_invalidate(c, addr, addr + len); /* the host must be able to write it */
+        cpu_code_writable(c, addr, addr + len); /* the host must be able to write it */
     return c->mm->base + addr;
 }
 

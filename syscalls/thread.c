@@ -482,7 +482,7 @@ static uint32_t *futex_word(struct cpu *c, uint64_t addr, bool write)
     if (addr > c->mm->size - 4)
         return NULL;
     if (write)
-        cpu_invalidate(c, addr, addr + 4);
+        cpu_code_writable(c, addr, addr + 4);
     return (uint32_t *)(c->mm->base + addr);
 }
 
