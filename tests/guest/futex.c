@@ -174,6 +174,21 @@ int main(void)
     ((void (*)(void))((char *)page + 64))();
     show("trylock_pi on a code page", futex(page, FUTEX_TRYLOCK_PI_PRIVATE, 0, NULL, NULL, 0));
     show("unlock_pi on a code page", futex(page, FUTEX_UNLOCK_PI_PRIVATE, 0, NULL, NULL, 0));
+    /* The same for a buffer a syscall writes: new code read() over code
+     * that ran is what runs next. */
+    static const unsigned char ret1[] = { 0xb8, 1, 0, 0, 0, 0xc3 };   /* mov eax,1; ret */
+    static const unsigned char ret42[] = { 0xb8, 42, 0, 0, 0, 0xc3 }; /* mov eax,42; ret */
+    memcpy((char *)page + 128, ret1, sizeof(ret1));
+    int (*fn)(void) = (int (*)(void))((char *)page + 128);
+    int first = fn();
+    int fds[2];
+    if (pipe(fds) == 0) {
+        write(fds[1], ret42, sizeof(ret42));
+        show("read() over code that ran", read(fds[0], (char *)page + 128, sizeof(ret42)));
+        printf("%-40s %d then %d\n", "the code returns", first, fn());
+        close(fds[0]);
+        close(fds[1]);
+    }
     munmap(page, 4096);
 
     /* A real wait and wake across threads. */
