@@ -146,7 +146,7 @@ static int root_new_path(const char *abs, char *out, size_t size)
     dir[n] = 0;
     char *slash = strrchr(dir, '/');
     const char *base = slash + 1;
-    if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
+    if (!*base || !strcmp(base, ".") || !strcmp(base, "..") || strlen(base) > NAME_MAX)
         return -1;
     char name[NAME_MAX + 1];
     snprintf(name, sizeof(name), "%s", base);
