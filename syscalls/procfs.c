@@ -451,11 +451,13 @@ enum procfs_file procfs_lookup(const char *path, int *tid)
     return PROCFS_NONE;
 }
 
-/* A read-only descriptor on a memfd holding b, opened with the guest's
- * flags (O_CLOEXEC, O_NONBLOCK...). */
+/* A descriptor on a memfd holding b, opened with the guest's access mode
+ * and flags (O_CLOEXEC, O_NONBLOCK...).  The content is sealed: a write
+ * through an O_RDWR descriptor fails (EPERM where the real file says
+ * EINVAL). */
 static int64_t serve(const struct sbuf *b, const char *name, int flags)
 {
-    int fd = memfd_create(name, MFD_CLOEXEC);
+    int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd < 0)
         return -errno;
     size_t off = 0;
@@ -468,13 +470,14 @@ static int64_t serve(const struct sbuf *b, const char *name, int flags)
         }
         off += (size_t)n;
     }
-    /* Reopened read-only so that a write fails with EBADF as on the real
-     * file; the new description starts at offset 0. */
+    fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+    /* Reopened so that the description has the guest's mode (a write to a
+     * read-only one is EBADF as on the real file) and starts at offset 0. */
     char self[64];
     snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
     int keep = flags & (O_CLOEXEC | O_NONBLOCK | O_NOATIME | O_LARGEFILE | O_SYNC | O_DSYNC |
                         O_ASYNC | O_NOCTTY);
-    int r = open(self, O_RDONLY | keep);
+    int r = open(self, (flags & O_ACCMODE) == O_RDWR ? O_RDWR | keep : O_RDONLY | keep);
     int e = errno;
     close(fd);
     return r < 0 ? -e : r;
@@ -482,6 +485,11 @@ static int64_t serve(const struct sbuf *b, const char *name, int flags)
 
 int64_t procfs_open(struct cpu *c, enum procfs_file f, int tid, int flags)
 {
+    static const char *const names[] = {
+        [PROCFS_MAPS] = "maps", [PROCFS_AUXV] = "auxv", [PROCFS_CMDLINE] = "cmdline",
+        [PROCFS_ENVIRON] = "environ", [PROCFS_STAT] = "stat", [PROCFS_STATUS] = "status",
+        [PROCFS_STATM] = "statm",
+    };
     if (f == PROCFS_EXE)
         return host_ret(syscall(SYS_openat, AT_FDCWD, sys_exe(), flags, 0));
     /* mem would be the emulator's memory at guest addresses: refused
@@ -490,22 +498,30 @@ int64_t procfs_open(struct cpu *c, enum procfs_file f, int tid, int flags)
         return -EACCES;
     if (flags & O_DIRECTORY)
         return -ENOTDIR;
-    if ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC))
-        return -EACCES; /* all of them are read-only (0444 or 0400) */
+    /* The host's file of the same name decides whether this open is
+     * allowed (0444/0400 files, which root may open for writing too); a
+     * write-only descriptor is the host's own (nothing is read from it). */
+    char dir[64], host[128];
+    snprintf(host, sizeof(host), "%s/%s", task_dir(tid, dir, sizeof(dir)), names[f]);
+    int hfd = (int)syscall(SYS_openat, AT_FDCWD, host, flags, 0);
+    if (hfd < 0)
+        return -errno;
+    if ((flags & O_ACCMODE) == O_WRONLY)
+        return hfd;
+    close(hfd);
     struct sbuf b = { 0 };
-    const char *name = "";
     int e = 0;
     switch (f) {
-    case PROCFS_MAPS: gen_maps(c, &b); name = "maps"; break;
-    case PROCFS_AUXV: gen_auxv(&b); name = "auxv"; break;
-    case PROCFS_CMDLINE: gen_cmdline(c, &b); name = "cmdline"; break;
-    case PROCFS_ENVIRON: add_guest(c, &b, img.env_start, img.env_end); name = "environ"; break;
-    case PROCFS_STAT: e = gen_stat(c, &b, tid); name = "stat"; break;
-    case PROCFS_STATUS: e = gen_status(c, &b, tid); name = "status"; break;
-    case PROCFS_STATM: e = gen_statm(c, &b, tid); name = "statm"; break;
+    case PROCFS_MAPS: gen_maps(c, &b); break;
+    case PROCFS_AUXV: gen_auxv(&b); break;
+    case PROCFS_CMDLINE: gen_cmdline(c, &b); break;
+    case PROCFS_ENVIRON: add_guest(c, &b, img.env_start, img.env_end); break;
+    case PROCFS_STAT: e = gen_stat(c, &b, tid); break;
+    case PROCFS_STATUS: e = gen_status(c, &b, tid); break;
+    case PROCFS_STATM: e = gen_statm(c, &b, tid); break;
     default: e = -ENOENT; break;
     }
-    int64_t r = e ? e : b.failed ? -ENOMEM : serve(&b, name, flags);
+    int64_t r = e ? e : b.failed ? -ENOMEM : serve(&b, names[f], flags);
     free(b.p);
     return r;
 }
