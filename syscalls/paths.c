@@ -204,9 +204,12 @@ static bool special_base(int dirfd, char *base, size_t size)
             return false;
         return getcwd(base, size) != NULL;
     }
-    /* Cheap test first: without a root, only a directory of /proc matters. */
+    /* Cheap test first: without a root, only a directory of /proc matters;
+     * what is no directory (EBADF, ENOTDIR) is the host's to report. */
     struct stat st;
-    if (!root && (!proc_dev_known || fstat(dirfd, &st) != 0 || st.st_dev != proc_dev))
+    if (fstat(dirfd, &st) != 0 || !S_ISDIR(st.st_mode))
+        return false;
+    if (!root && (!proc_dev_known || st.st_dev != proc_dev))
         return false;
     char link[64];
     snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
