@@ -67,11 +67,13 @@ add "$guests/procself_64_dyn" procself
 add "$(prog cat)" cat
 add "$(prog cat)" rootcat # a name the host has nowhere
 add "$guests/sunpath_64_dyn" sunpath
+add "$(prog find)" find
 mkdir -p "$root/rootonly"
 add "$(prog pwd)" pwd
 add "$(prog dash || prog sh)" sh
 echo "inside the root" >"$root/xyzzy/marker"
 echo "root etc" >"$root/etc/marker"
+mkdir -p "$root/usr/lib/deep/er" && echo deep >"$root/usr/lib/deep/er/marker2"
 echo "decoy" >"$root/proc/version"
 echo "decoy" >"$root/proc/self/cmdline"
 echo "decoy" >"$root/dev/null"
@@ -126,6 +128,11 @@ out=$(cd "$root/usr/lib" && "$elfemu" -L "$root" /bin/pwd -P 2>&1)
 check "getcwd shows the root's part" $([ "$out" = /usr/lib ]; echo $?)
 out=$(cd "$tmp" && "$elfemu" -L "$root" /bin/pwd -P 2>&1)
 check "getcwd outside the root is the host's" $([ "$out" = "$(cd "$tmp" && pwd -P)" ]; echo $?)
+out=$("$elfemu" -L "$root" /bin/find /lib/ -name marker2 2>&1)
+check "find walks the root's tree (descriptor-relative lookups)" \
+    $([ "$out" = /lib/deep/er/marker2 ]; echo $?)
+out=$(cd "$root/usr/lib/deep" && "$elfemu" -L "$root" /bin/find . -name marker2 2>&1)
+check "find from a directory in the root" $([ "$out" = ./er/marker2 ]; echo $?)
 out=$("$elfemu" -L "$root" /bin/cat /proc/version /dev/null 2>&1)
 check "/proc and /dev are the host's" $([ "$out" = "$(cat /proc/version)" ]; echo $?)
 out=$("$elfemu" -L "$root" /bin/cat /proc/self/cmdline 2>&1 | tr '\0' ' ')
