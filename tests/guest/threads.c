@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define NTHREADS 8
@@ -18,7 +19,7 @@
 
 static atomic_long acounter;
 static long mcounter;
-static pthread_mutex_t mlock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t count_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_barrier_t barrier;
 static __thread long tls_value = 7;
 static __thread char tls_name[16];
@@ -43,9 +44,9 @@ static void *worker(void *arg)
     pthread_barrier_wait(&barrier);
     for (int i = 0; i < ITERS; i++) {
         atomic_fetch_add(&acounter, 1);
-        pthread_mutex_lock(&mlock);
+        pthread_mutex_lock(&count_lock);
         mcounter++;
-        pthread_mutex_unlock(&mlock);
+        pthread_mutex_unlock(&count_lock);
     }
     pthread_barrier_wait(&barrier);
 
@@ -97,6 +98,53 @@ static void *block_forever(void *arg)
     atomic_fetch_add(&blocked, 1);
     for (;;)
         pthread_cond_wait(&never_cv, &never_lock);
+    return NULL;
+}
+
+/* Cross-thread code modification: main rewrites the immediate of
+ * `mov eax, imm32; ret` on an RWX page, then hands a round number over;
+ * the runner calls the code and must see the new value. */
+static unsigned char *code_page;
+static atomic_int round_ready, round_done;
+static atomic_int code_mismatch;
+#define CODE_ROUNDS 300
+
+static void *code_runner(void *arg)
+{
+    (void)arg;
+    int (*fn)(void) = (int (*)(void))code_page;
+    for (int r = 1; r <= CODE_ROUNDS; r++) {
+        while (atomic_load(&round_ready) != r)
+            ;
+        if (fn() != r * 7)
+            atomic_fetch_add(&code_mismatch, 1);
+        atomic_store(&round_done, r);
+    }
+    return NULL;
+}
+
+/* Mappings made and dropped by many threads at once: each must get its own
+ * range and keep its contents. */
+static atomic_int map_errors;
+static void *mapper(void *arg)
+{
+    long id = (long)(intptr_t)arg;
+    for (int i = 0; i < 200; i++) {
+        size_t len = 4096 * (size_t)(1 + (i + id) % 4);
+        unsigned char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) {
+            atomic_fetch_add(&map_errors, 1);
+            continue;
+        }
+        memset(p, (int)id, len);
+        sched_yield();
+        for (size_t j = 0; j < len; j += 512)
+            if (p[j] != (unsigned char)id)
+                atomic_fetch_add(&map_errors, 1);
+        if (i % 3 == 0)
+            mprotect(p, 4096, PROT_READ);
+        munmap(p, len);
+    }
     return NULL;
 }
 
@@ -167,6 +215,30 @@ int main(void)
         sum += ret == NULL;
     }
     printf("64 short threads joined: %ld\n", sum);
+
+    code_page = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    code_page[0] = 0xb8; /* mov eax, imm32 */
+    code_page[5] = 0xc3; /* ret */
+    pthread_t cr;
+    pthread_create(&cr, NULL, code_runner, NULL);
+    for (int r = 1; r <= CODE_ROUNDS; r++) {
+        int32_t imm = r * 7;
+        memcpy(code_page + 1, &imm, 4);
+        atomic_store(&round_ready, r);
+        while (atomic_load(&round_done) != r)
+            ;
+    }
+    pthread_join(cr, NULL);
+    printf("code rewritten by another thread: %d rounds, %d stale\n", CODE_ROUNDS,
+           atomic_load(&code_mismatch));
+
+    pthread_t mt[NTHREADS];
+    for (long i = 0; i < NTHREADS; i++)
+        pthread_create(&mt[i], NULL, mapper, (void *)(intptr_t)(i + 1));
+    for (int i = 0; i < NTHREADS; i++)
+        pthread_join(mt[i], NULL);
+    printf("parallel mmap/munmap: %d errors\n", atomic_load(&map_errors));
 
     /* exit() while threads are blocked: the process ends with main's status. */
     pthread_t b[3];
