@@ -167,8 +167,15 @@ static int resolve_abs(const char *abs, int flags, bool keep, struct host_path *
         char norm[PATH_MAX];
         int tid;
         enum procfs_file f;
-        if (proc_normalise(abs, norm, sizeof(norm)) &&
-            (f = procfs_lookup(norm, &tid)) != PROCFS_NONE) {
+        bool normal = proc_normalise(abs, norm, sizeof(norm));
+        /* Our root link is the guest's "/" (as in a chroot): what lies
+         * below it is the guest's path of that name.  (The link itself
+         * reads as "/" anyway.) */
+        char pre[32];
+        size_t pl = (size_t)snprintf(pre, sizeof(pre), "/proc/%d/root", (int)getpid());
+        if (root && normal && !strncmp(norm, pre, pl) && norm[pl] == '/')
+            return resolve_abs(norm + pl, flags, true, out);
+        if (normal && (f = procfs_lookup(norm, &tid)) != PROCFS_NONE) {
             out->proc = (int)f;
             out->tid = tid;
             /* The exe link leads to the guest program. */

@@ -133,6 +133,8 @@ check "find walks the root's tree (descriptor-relative lookups)" \
     $([ "$out" = /lib/deep/er/marker2 ]; echo $?)
 out=$(cd "$root/usr/lib/deep" && "$elfemu" -L "$root" /bin/find . -name marker2 2>&1)
 check "find from a directory in the root" $([ "$out" = ./er/marker2 ]; echo $?)
+out=$("$elfemu" -L "$root" /bin/cat /proc/self/root/xyzzy/marker 2>&1)
+check "/proc/self/root is the root" $([ "$out" = "inside the root" ]; echo $?)
 out=$("$elfemu" -L "$root" /bin/cat /proc/version /dev/null 2>&1)
 check "/proc and /dev are the host's" $([ "$out" = "$(cat /proc/version)" ]; echo $?)
 out=$("$elfemu" -L "$root" /bin/cat /proc/self/cmdline 2>&1 | tr '\0' ' ')
