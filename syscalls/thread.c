@@ -296,6 +296,10 @@ static void *thread_main(void *arg)
     if (c->stop == CPU_SIGNALED)
         process_kill(c->stop_code);
     int code = c->stop_code;
+    /* A fork from now on must not free this CPU in its child again. */
+    pthread_mutex_lock(&threads_lock);
+    t->cpu = NULL;
+    pthread_mutex_unlock(&threads_lock);
     cpu_free(c);
     mm_fault_thread_exit();
     pthread_mutex_lock(&threads_lock);
@@ -409,7 +413,7 @@ void gthread_fork_child(struct cpu *c)
         next = g->next;
         if (g == t || g == &main_thread)
             continue;
-        free(g->cpu); /* its cache went in cpu_fork_child() */
+        free(g->cpu); /* its cache went in cpu_fork_child(); NULL when ending */
         free(g);
     }
     t->next = NULL;
