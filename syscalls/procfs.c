@@ -38,12 +38,12 @@ static struct {
 /* Point the host process's own mm fields at the guest's, so that other
  * processes (ps, pgrep, a parent reading /proc/<pid>/cmdline) see the
  * guest's command line, environment and auxv through the kernel's files of
- * this process, and its program when changing exe is allowed.  PR_SET_MM_MAP
- * needs no privilege except for exe (CAP_CHECKPOINT_RESTORE): that is tried
- * first, then left out.  Best effort: when the kernel refuses, only our own
- * views (served below) are the guest's.  The code, data, stack and brk
- * fields keep the host's values. */
-static void publish(const struct mm_space *mm, const char *exe)
+ * this process.  PR_SET_MM_MAP needs no privilege for these fields.  exe
+ * stays elfemu: the kernel refuses to replace an exe that is still mapped
+ * (EBUSY), and ours always is.  Best effort: when the kernel refuses, only
+ * our own views (served below) are the guest's.  The code, data, stack and
+ * brk fields keep the host's values. */
+static void publish(const struct mm_space *mm)
 {
     char st[1024];
     int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
@@ -80,18 +80,11 @@ static void publish(const struct mm_space *mm, const char *exe)
         m.auxv = auxv;
         m.auxv_size = k * sizeof(uint64_t);
     }
-    int efd = open(exe, O_RDONLY | O_CLOEXEC);
-    m.exe_fd = efd >= 0 ? (uint32_t)efd : (uint32_t)-1;
-    if (prctl(PR_SET_MM, PR_SET_MM_MAP, &m, sizeof(m), 0) != 0 && efd >= 0) {
-        m.exe_fd = (uint32_t)-1;
-        if (prctl(PR_SET_MM, PR_SET_MM_MAP, &m, sizeof(m), 0) != 0 && m.auxv_size) {
-            m.auxv_size = 0; /* an auxv longer than the kernel's saved_auxv */
-            m.auxv = NULL;
-            prctl(PR_SET_MM, PR_SET_MM_MAP, &m, sizeof(m), 0);
-        }
+    if (prctl(PR_SET_MM, PR_SET_MM_MAP, &m, sizeof(m), 0) != 0 && m.auxv_size) {
+        m.auxv_size = 0; /* an auxv longer than the kernel's saved_auxv */
+        m.auxv = NULL;
+        prctl(PR_SET_MM, PR_SET_MM_MAP, &m, sizeof(m), 0);
     }
-    if (efd >= 0)
-        close(efd);
 }
 
 void procfs_set_image(const struct mm_space *mm, const elfemu_load_info *info)
@@ -130,7 +123,7 @@ void procfs_set_image(const struct mm_space *mm, const elfemu_load_info *info)
             img.env_start = w;
     }
     img.arg_end = img.env_start;
-    publish(mm, sys_exe());
+    publish(mm);
 }
 
 /* ------------------------------------------------------------ content */
