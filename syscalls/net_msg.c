@@ -47,9 +47,10 @@ static uint64_t iov_count(const struct guest_msghdr *g)
 /* Build the host msghdr h for the guest's g.  Buffers need prot: PROT_READ
  * to send, PROT_WRITE to receive.  name is room for the address, iov for
  * iov_count(g) entries.  What the guest got wrong is left for the host
- * kernel to find, in its order (see net_uptr). */
-static void msg_in(struct cpu *c, const struct guest_msghdr *g, int prot, struct msghdr *h,
-                   struct sockaddr_storage *name, struct iovec *iov)
+ * kernel to find, in its order (see net_uptr).  0, or the -errno of an
+ * AF_UNIX path that cannot be translated. */
+static int msg_in(struct cpu *c, const struct guest_msghdr *g, int prot, struct msghdr *h,
+                  struct sockaddr_storage *name, struct iovec *iov)
 {
     memset(h, 0, sizeof(*h));
     h->msg_namelen = (socklen_t)g->namelen;
@@ -60,9 +61,10 @@ static void msg_in(struct cpu *c, const struct guest_msghdr *g, int prot, struct
         h->msg_name = (void *)net_addr_in(c, g->name, &len, name, false);
         if (h->msg_name == name && len != given)
             h->msg_namelen = (socklen_t)len; /* an AF_UNIX path translated for -L */
-        /* An AF_UNIX path too long once translated: the host's EFAULT. */
+        /* An AF_UNIX path too long once translated: ENAMETOOLONG, as for
+         * bind, connect and sendto. */
         if (!h->msg_name && len < 0)
-            h->msg_name = net_fault();
+            return len;
     } else if (g->name) {
         h->msg_name = name; /* filled by the host, given back by msg_out */
     }
@@ -84,6 +86,7 @@ static void msg_in(struct cpu *c, const struct guest_msghdr *g, int prot, struct
     h->msg_control = net_uptr(c, g->control, g->controllen, prot);
     h->msg_controllen = g->controllen;
     h->msg_flags = (int)g->flags;
+    return 0;
 }
 
 /* After a receive: the address, msg_flags and msg_controllen (the bytes of
@@ -116,8 +119,8 @@ int64_t sys_sendmsg(struct cpu *c, const uint64_t a[6])
     struct msghdr h;
     struct sockaddr_storage name;
     struct iovec iov[MAX_IOV];
-    msg_in(c, &g, PROT_READ, &h, &name, iov);
-    return host_ret(syscall(SYS_sendmsg, fd, &h, flags));
+    int e = msg_in(c, &g, PROT_READ, &h, &name, iov);
+    return e ? e : host_ret(syscall(SYS_sendmsg, fd, &h, flags));
 }
 
 int64_t sys_recvmsg(struct cpu *c, const uint64_t a[6])
@@ -129,7 +132,7 @@ int64_t sys_recvmsg(struct cpu *c, const uint64_t a[6])
     struct msghdr h;
     struct sockaddr_storage name;
     struct iovec iov[MAX_IOV];
-    msg_in(c, &g, PROT_WRITE, &h, &name, iov);
+    (void)msg_in(c, &g, PROT_WRITE, &h, &name, iov); /* reads no address: cannot fail */
     int64_t n = syscall(SYS_recvmsg, fd, &h, flags);
     if (n < 0)
         return -errno;
@@ -185,7 +188,14 @@ static int64_t mmsg(struct cpu *c, const uint64_t a[6], int recv)
     if (!h || !names || !iov)
         goto out;
     for (uint64_t i = 0, off = 0; i < n; i++) {
-        msg_in(c, &g[i].hdr, recv ? PROT_WRITE : PROT_READ, &h[i].msg_hdr, &names[i], iov + off);
+        int e = msg_in(c, &g[i].hdr, recv ? PROT_WRITE : PROT_READ, &h[i].msg_hdr, &names[i],
+                       iov + off);
+        if (e && i == 0) {
+            r = e;
+            goto out;
+        }
+        if (e)
+            n = i; /* the kernel would stop at this entry */
         off += iov_count(&g[i].hdr);
     }
 

@@ -310,7 +310,9 @@ int path_sockaddr_in(struct cpu *c, struct sockaddr_storage *ss, int *len, bool 
     struct sockaddr_un *sun = (struct sockaddr_un *)ss;
     const int off = (int)offsetof(struct sockaddr_un, sun_path);
     /* Only a root changes socket paths; unnamed and abstract ones are no paths. */
-    if (!root || ss->ss_family != AF_UNIX || *len <= off || sun->sun_path[0] == 0)
+    /* A longer address is the host's EINVAL: left as it is. */
+    if (!root || ss->ss_family != AF_UNIX || *len <= off || *len > (int)sizeof(*sun) ||
+        sun->sun_path[0] == 0)
         return 0;
     char path[sizeof(struct sockaddr_storage) + 1];
     size_t n = (size_t)(*len - off);
