@@ -93,9 +93,14 @@ static long host_futex(void *uaddr, int op, uint32_t val, const void *timeout_or
 
 /* ------------------------------------------------------------ the end of a process */
 
-/* The whole process ends now, from whichever thread (exit_group). */
-static __attribute__((noreturn)) void process_exit(int status)
+static void group_release(struct cpu *c);
+
+/* The whole process ends now, from whichever thread (exit_group); c NULL
+ * when no thread's robust futexes are left to release. */
+static __attribute__((noreturn)) void process_exit(struct cpu *c, int status)
 {
+    if (c)
+        group_release(c);
     if (UNLIKELY(strace_on))
         strace_exited(status);
     fflush(NULL);
@@ -105,8 +110,9 @@ static __attribute__((noreturn)) void process_exit(int status)
 
 /* The signal's default action for the whole process, without a core file
  * of elfemu (as the tools' exit_like() does for the main thread). */
-static __attribute__((noreturn)) void process_kill(int sig)
+static __attribute__((noreturn)) void process_kill(struct cpu *c, int sig)
 {
+    group_release(c);
     if (UNLIKELY(strace_on))
         strace_killed(sig);
     fflush(NULL);
@@ -120,7 +126,7 @@ static __attribute__((noreturn)) void process_kill(int sig)
     /* To this very thread: a process-wide kill() could be taken by another
      * thread while this one went on to exit. */
     syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
-    process_exit(128 + sig);
+    _exit(128 + sig);
 }
 
 void gthread_run_ended(struct cpu *c)
@@ -128,7 +134,9 @@ void gthread_run_ended(struct cpu *c)
     /* The main thread stopped by a signal while other threads run: they
      * must not see the space go away under them. */
     if (c->stop == CPU_SIGNALED && gthread_count() > 1)
-        process_kill(c->stop_code);
+        process_kill(c, c->stop_code);
+    /* The process ends with this thread (exit_group, or the signal). */
+    group_release(c);
 }
 
 /* ------------------------------------------------------------ thread exit */
@@ -210,6 +218,17 @@ static void thread_release(struct cpu *c, struct gthread *t)
     }
 }
 
+/* The whole group ends (exit_group, a fatal signal): every thread's robust
+ * futexes are released as each task's do_exit() would, so that other
+ * processes sharing them see EOWNERDEAD. */
+static void group_release(struct cpu *c)
+{
+    pthread_mutex_lock(&threads_lock);
+    for (struct gthread *g = threads; g; g = g->next)
+        exit_robust_list(c, g);
+    pthread_mutex_unlock(&threads_lock);
+}
+
 int64_t sys_exit(struct cpu *c, const uint64_t a[6])
 {
     struct gthread *t = me(c);
@@ -237,7 +256,7 @@ int64_t sys_exit_group(struct cpu *c, const uint64_t a[6])
 {
     int code = (int)(a[0] & 0xff);
     if (me(c) != &main_thread || gthread_count() > 1)
-        process_exit(code);
+        process_exit(c, code);
     c->stop = CPU_EXITED;
     c->stop_code = code;
     return 0;
@@ -294,7 +313,7 @@ static void *thread_main(void *arg)
     cpu_run(c);
 
     if (c->stop == CPU_SIGNALED)
-        process_kill(c->stop_code);
+        process_kill(c, c->stop_code);
     int code = c->stop_code;
     /* A fork from now on must not free this CPU in its child again. */
     pthread_mutex_lock(&threads_lock);
@@ -313,7 +332,7 @@ static void *thread_main(void *arg)
     if (UNLIKELY(strace_on))
         strace_set_threads(nthreads > 0 ? nthreads : 1);
     if (last && !main_waiting)
-        process_exit(code);
+        process_exit(NULL, code); /* its own list went in sys_exit() */
     if (last)
         pthread_cond_broadcast(&threads_gone);
     pthread_mutex_unlock(&threads_lock);

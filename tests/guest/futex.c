@@ -9,9 +9,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -243,6 +245,33 @@ int main(void)
         uint32_t v = items[i].lock;
         printf("robust %-33s died=%d waiters=%d owner_cleared=%d\n", names[i],
                !!(v & FUTEX_OWNER_DIED), !!(v & FUTEX_WAITERS), (v & FUTEX_TID_MASK) == 0);
+    }
+
+    /* A process-shared robust mutex whose owner process ends holding it:
+     * by exit() and by a fault. */
+    pthread_mutex_t *shm = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    pthread_mutexattr_t sa;
+    pthread_mutexattr_init(&sa);
+    pthread_mutexattr_setpshared(&sa, PTHREAD_PROCESS_SHARED);
+    pthread_mutexattr_setrobust(&sa, PTHREAD_MUTEX_ROBUST);
+    pthread_mutex_init(shm, &sa);
+    for (int how = 0; how < 2; how++) {
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid == 0) {
+            pthread_mutex_lock(shm);
+            if (how == 0)
+                exit(0);
+            *(volatile int *)16 = 1;
+        }
+        int status;
+        waitpid(pid, &status, 0);
+        int e = pthread_mutex_lock(shm);
+        printf("shared robust mutex after owner %-9s %s\n", how ? "faulted:" : "exited:",
+               e == EOWNERDEAD ? "EOWNERDEAD" : strerror(e));
+        if (e == EOWNERDEAD)
+            pthread_mutex_consistent(shm);
+        pthread_mutex_unlock(shm);
     }
     return 0;
 }
