@@ -14,8 +14,9 @@ void options_usage(FILE *f)
           "  -L, --root DIR     a foreign root: every path the guest names (interpreter,\n"
           "                     libraries, open, exec, stat...) is looked up in DIR\n"
           "                     first, the host's used when DIR lacks it\n"
-          "  -E VAR=VALUE       set VAR in the guest's environment\n"
-          "  -U VAR             remove VAR from the guest's environment\n"
+          "  -E VAR=VALUE[,VAR=VALUE...]\n"
+          "                     set variables in the guest's environment\n"
+          "  -U VAR[,VAR...]    remove variables from the guest's environment\n"
           "  -0 ARGV0           pass ARGV0 as argv[0] instead of PROGRAM\n"
           "  --explain          describe what the loader did and draw the initial stack,\n"
           "                     then run the program\n"
@@ -98,6 +99,28 @@ static int fail(const char *msg, const char *arg)
 {
     fprintf(stderr, "elfemu: %s%s%s (try --help)\n", msg, arg ? ": " : "", arg ? arg : "");
     return -1;
+}
+
+/* -E VAR=VALUE[,VAR=VALUE...] (set) or -U VAR[,VAR...] (unset). */
+static int env_list(struct options *o, bool set, const char *list)
+{
+    char *copy = strdup(list);
+    if (!copy)
+        return fail("out of memory", NULL);
+    int r = 0;
+    char *p = copy, *tok;
+    while (r == 0 && (tok = strsep(&p, ",")) != NULL) {
+        if (set && (!strchr(tok, '=') || tok[0] == '='))
+            r = fail("-E needs VAR=VALUE", tok);
+        else if (!set && (!*tok || strchr(tok, '=')))
+            r = fail("-U needs a variable name", tok);
+        else if (set && !(o->env = env_set(o->env, tok)))
+            r = fail("out of memory", NULL);
+        else if (!set)
+            env_unset(o->env, tok);
+    }
+    free(copy);
+    return r;
 }
 
 int options_parse(struct options *o, int argc, char **argv, char **environ)
@@ -186,16 +209,13 @@ int options_parse(struct options *o, int argc, char **argv, char **environ)
             if (keep(o, "-L", o->cfg.sysroot) != 0)
                 return fail("out of memory", NULL);
             i++;
-        } else if (!strcmp(a, "-E")) {
-            if (!val || !strchr(val, '=') || val[0] == '=')
-                return fail("-E needs VAR=VALUE", val);
-            if (!(o->env = env_set(o->env, val)))
-                return fail("out of memory", NULL);
-            i++;
-        } else if (!strcmp(a, "-U")) {
+        } else if (!strcmp(a, "-E") || !strcmp(a, "-U")) {
+            /* As qemu-user: a comma-separated list of VAR=VALUE / VAR. */
             if (!val)
-                return fail("-U needs a variable name", NULL);
-            env_unset(o->env, val);
+                return fail(a[1] == 'E' ? "-E needs VAR=VALUE" : "-U needs a variable name",
+                            NULL);
+            if (env_list(o, a[1] == 'E', val) != 0)
+                return -1;
             i++;
         } else if (!strcmp(a, "-0")) {
             if (!val)

@@ -40,6 +40,10 @@ run --explain "$guests/hello_asm64"
 check "--explain narrates, then runs" $([ $status = 3 ] && printf '%s\n' "$out" | grep -q 'argc=1' && [ "$(printf '%s\n' "$out" | tail -1)" = hello ]; echo $?)
 run -E FOO=bar -U HOME -0 myname --explain-only "$guests/hello_asm64" one
 check "-E/-U/-0 shape argv and envp" $([ $status = 0 ] && printf '%s\n' "$out" | grep -qF "'FOO=bar\0'" && ! printf '%s\n' "$out" | grep -q "'HOME=" && printf '%s\n' "$out" | grep -q "argv.0.=.*'myname" && printf '%s\n' "$out" | grep -q "argv.1.=.*'one"; echo $?)
+run -E A=1,B=two -U HOME,PATH --explain-only "$guests/hello_asm64"
+check "-E and -U take comma-separated lists (qemu-user)" $([ $status = 0 ] && printf '%s\n' "$out" | grep -qF "'A=1\0'" && printf '%s\n' "$out" | grep -qF "'B=two\0'" && ! printf '%s\n' "$out" | grep -q "'HOME=\|'PATH="; echo $?)
+run -E A=1,B -- "$guests/hello_asm64"
+check "-E with an item lacking =: status 2" $([ $status = 2 ] && one_line; echo $?)
 run --explain-only "$guests/hello_asm32"
 check "ia32 explain: i686, AT_SYSINFO" $([ $status = 0 ] && printf '%s\n' "$out" | grep -qF "'i686\0'" && printf '%s\n' "$out" | grep -q 'AT_SYSINFO(32)=' && printf '%s\n' "$out" | grep -q '4-byte slots'; echo $?)
 
