@@ -163,6 +163,11 @@ static int64_t do_clone(struct cpu *c, const struct clone_req *r)
     int e = check_flags(r);
     if (e)
         return e;
+    /* A guest thread is a host thread made by pthread_create(): its tid
+     * cannot be chosen (set_tid needs CAP_CHECKPOINT_RESTORE natively; an
+     * honest refusal here, documented in thread.c). */
+    if ((r->flags & CLONE_THREAD) && r->set_tid_size)
+        return -EPERM;
     if (r->flags & CLONE_THREAD)
         return thread_clone(c, r->flags | (uint64_t)r->exit_signal, r->stack, r->ptid, r->ctid,
                             r->tls);

@@ -18,7 +18,11 @@
  *   may be blocked in host calls, and nothing may tear the guest space
  *   down under them.
  * - a thread the CPU stopped with a signal (a fault nobody handles) takes
- *   the process with it, like the signal's default action. */
+ *   the process with it, like the signal's default action.
+ *
+ * Not served: clone3's set_tid for a thread (EPERM, as for an unprivileged
+ * caller: the host thread's tid cannot be chosen); ia32 guests' threads
+ * (clone and set_thread_area are not in the i386 table). */
 #include <errno.h>
 #include <linux/futex.h>
 #include <pthread.h>
