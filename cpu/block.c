@@ -349,6 +349,9 @@ static void page_add(struct cpu_cache *k, uint64_t page, struct block *b)
  * *entered: the end of the pages this decode entered already. */
 static unsigned fetchable(struct cpu *c, uint64_t rip, uint64_t *entered)
 {
+    /* Within pages this decode checked and entered already: no lock. */
+    if (entered && rip + 15 <= *entered && rip + 15 > rip)
+        return 15;
     unsigned n = 0;
     mm_lock(c->mm);
     while (n < 15) {
