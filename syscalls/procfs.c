@@ -448,7 +448,7 @@ enum procfs_file procfs_lookup(const char *path, int *tid)
  * and flags (O_CLOEXEC, O_NONBLOCK...).  The content is sealed: a write
  * through an O_RDWR descriptor fails (EPERM where the real file says
  * EINVAL). */
-static int64_t serve(const struct sbuf *b, const char *name, int flags)
+static int64_t serve(const struct sbuf *b, const char *name, int flags, mode_t mode)
 {
     int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd < 0)
@@ -464,6 +464,7 @@ static int64_t serve(const struct sbuf *b, const char *name, int flags)
         off += (size_t)n;
     }
     fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+    fchmod(fd, mode & 07777); /* fstat shows the real file's 0444 or 0400 */
     /* Reopened so that the description has the guest's mode (a write to a
      * read-only one is EBADF as on the real file) and starts at offset 0. */
     char self[64];
@@ -501,6 +502,8 @@ int64_t procfs_open(struct cpu *c, enum procfs_file f, int tid, int flags)
         return -errno;
     if ((flags & O_ACCMODE) == O_WRONLY)
         return hfd;
+    struct stat hst;
+    mode_t mode = fstat(hfd, &hst) == 0 ? hst.st_mode : 0444;
     close(hfd);
     struct sbuf b = { 0 };
     int e = 0;
@@ -514,7 +517,7 @@ int64_t procfs_open(struct cpu *c, enum procfs_file f, int tid, int flags)
     case PROCFS_STATM: e = gen_statm(c, &b, tid); break;
     default: e = -ENOENT; break;
     }
-    int64_t r = e ? e : b.failed ? -ENOMEM : serve(&b, names[f], flags);
+    int64_t r = e ? e : b.failed ? -ENOMEM : serve(&b, names[f], flags, mode);
     free(b.p);
     return r;
 }

@@ -220,7 +220,8 @@ int main(int argc, char **argv)
                                     !memcmp(piece, buf + 5, 10));
     check("lseek + read of maps", lseek(fd, 3, SEEK_SET) == 3 && read(fd, piece, 8) == 8 &&
                                       !memcmp(piece, buf + 3, 8));
-    check("fstat of maps is a regular file", fstat(fd, &a) == 0 && S_ISREG(a.st_mode));
+    check("fstat of maps is a 0444 regular file",
+          fstat(fd, &a) == 0 && S_ISREG(a.st_mode) && (a.st_mode & 07777) == 0444);
     errno = 0;
     check("write to maps fails with EBADF", write(fd, "x", 1) < 0 && errno == EBADF);
     close(fd);
