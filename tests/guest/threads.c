@@ -123,6 +123,32 @@ static void *code_runner(void *arg)
     return NULL;
 }
 
+/* A JIT in every thread: each writes code into its own RWX page and runs
+ * it, over and over, while the others do the same (every write after a run
+ * invalidates code, and every thread's cache hears of it). */
+static atomic_int jit_errors;
+static void *jitter(void *arg)
+{
+    long id = (long)(intptr_t)arg;
+    unsigned char *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        atomic_fetch_add(&jit_errors, 1);
+        return NULL;
+    }
+    for (int i = 0; i < 500; i++) {
+        int32_t v = (int32_t)(id * 1000 + i);
+        unsigned off = (unsigned)(i % 8) * 16;
+        p[off] = 0xb8; /* mov eax, imm32 */
+        memcpy(p + off + 1, &v, 4);
+        p[off + 5] = 0xc3; /* ret */
+        if (((int (*)(void))(p + off))() != v)
+            atomic_fetch_add(&jit_errors, 1);
+    }
+    munmap(p, 4096);
+    return NULL;
+}
+
 /* Mappings made and dropped by many threads at once: each must get its own
  * range and keep its contents. */
 static atomic_int map_errors;
@@ -232,6 +258,13 @@ int main(void)
     pthread_join(cr, NULL);
     printf("code rewritten by another thread: %d rounds, %d stale\n", CODE_ROUNDS,
            atomic_load(&code_mismatch));
+
+    pthread_t jt[4];
+    for (long i = 0; i < 4; i++)
+        pthread_create(&jt[i], NULL, jitter, (void *)(intptr_t)i);
+    for (int i = 0; i < 4; i++)
+        pthread_join(jt[i], NULL);
+    printf("4 threads writing and running their own code: %d errors\n", atomic_load(&jit_errors));
 
     pthread_t mt[NTHREADS];
     for (long i = 0; i < NTHREADS; i++)
