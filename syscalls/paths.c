@@ -163,6 +163,8 @@ static int root_new_path(const char *abs, char *out, size_t size)
  * be copied to out->buf when it is the answer. */
 static int resolve_abs(const char *abs, int flags, bool keep, struct host_path *out)
 {
+    while (abs[1] == '/') /* "//proc" is /proc too */
+        abs++;
     if (under(abs, "/proc", 5)) {
         char norm[PATH_MAX];
         int tid;
