@@ -69,13 +69,16 @@ static bool main_waiting;               /* main_thread waits for the others */
 static struct mm_space *space;          /* the guest space, once known */
 static __thread struct gthread *self;
 
-/* The calling thread's record; the VM's own thread is known lazily. */
+/* The calling thread's record; the VM's own thread is known lazily (and
+ * starts afresh when an embedder runs another VM on it). */
 static struct gthread *me(struct cpu *c)
 {
-    if (!self) {
+    if (!self)
         self = &main_thread;
+    if (UNLIKELY(self == &main_thread && main_thread.cpu != c)) {
         main_thread.cpu = c;
         main_thread.tid = (pid_t)syscall(SYS_gettid);
+        main_thread.clear_child_tid = main_thread.robust_head = 0;
         __atomic_store_n(&space, c->mm, __ATOMIC_RELEASE);
     }
     return self;
