@@ -10,6 +10,7 @@
 #include <linux/netlink.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -753,6 +754,68 @@ static void ipv6(void)
     close(l);
 }
 
+/* Guest threads blocked in socket calls while another thread feeds them:
+ * accept and recv in a server thread, two readers on one socketpair. */
+static void *tcp_server(void *arg)
+{
+    int l = *(int *)arg;
+    int a = accept(l, NULL, NULL);
+    char buf[32] = { 0 };
+    ssize_t n = recv(a, buf, 16, MSG_WAITALL);
+    char reply[64];
+    int k = snprintf(reply, sizeof(reply), "server got %zd: %s", n, buf);
+    send(a, reply, (size_t)k, 0);
+    close(a);
+    return NULL;
+}
+
+static void *reader(void *arg)
+{
+    int fd = *(int *)arg;
+    char buf[8] = { 0 };
+    ssize_t n = read(fd, buf, 4);
+    return (void *)(intptr_t)(n == 4 && buf[0] == 'w' ? 1 : 0);
+}
+
+static void threads(void)
+{
+    int l = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    bind(l, (struct sockaddr *)&sin, sizeof(sin));
+    listen(l, 1);
+    socklen_t len = sizeof(sin);
+    getsockname(l, (struct sockaddr *)&sin, &len);
+    pthread_t t;
+    if (pthread_create(&t, NULL, tcp_server, &l) != 0)
+        return perror("pthread_create");
+    usleep(20000); /* let it block in accept (not needed for the result) */
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    SHOW("connect to the server thread", connect(s, (struct sockaddr *)&sin, sizeof(sin)));
+    SHOW("send", send(s, "0123456789abcdef", 16, 0));
+    char buf[64] = { 0 };
+    ssize_t n = 0, r;
+    while ((r = recv(s, buf + n, sizeof(buf) - 1 - (size_t)n, 0)) > 0)
+        n += r;
+    printf("reply: %s\n", buf);
+    pthread_join(t, NULL);
+    close(s);
+    close(l);
+
+    int sv[2];
+    socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+    pthread_t r1, r2;
+    pthread_create(&r1, NULL, reader, &sv[1]);
+    pthread_create(&r2, NULL, reader, &sv[1]);
+    usleep(20000);
+    SHOW("write for the readers", write(sv[0], "wxyzwxyz", 8));
+    void *a1, *a2;
+    pthread_join(r1, &a1);
+    pthread_join(r2, &a2);
+    printf("both readers got 4 bytes: %d\n", (intptr_t)a1 + (intptr_t)a2 == 2);
+    close(sv[0]);
+    close(sv[1]);
+}
+
 static void netlink(void)
 {
     int n = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
@@ -878,6 +941,7 @@ int main(void)
     udp_msghdr();
     ipv6();
     netlink();
+    threads();
     errors();
     return 0;
 }
