@@ -421,6 +421,8 @@ enum procfs_file procfs_lookup(const char *path, int *tid)
     long pid = strtol(p, &end, 10);
     if (*end != '/' || (pid != getpid() && pid != gettid()))
         return PROCFS_NONE;
+    if (pid != getpid())
+        *tid = (int)pid; /* the calling thread's own (hidden) /proc/<tid> */
     p = end + 1;
     if (!strncmp(p, "task/", 5)) {
         p += 5;

@@ -126,6 +126,9 @@ static void *second_thread(void *arg)
     thread_ok[2] = n > 0 && atoi(tbuf2) == gettid() && gettid() != getpid();
     n = slurp("/proc/thread-self/stat", tbuf, sizeof(tbuf));
     thread_ok[3] = n > 0 && atoi(tbuf) == gettid();
+    snprintf(tline, sizeof(tline), "/proc/%d/stat", (int)gettid());
+    n = slurp(tline, tbuf, sizeof(tbuf));
+    thread_ok[3] &= n > 0 && atoi(tbuf) == gettid();
     return NULL;
 }
 
@@ -341,7 +344,7 @@ int main(int argc, char **argv)
     check("thread: readlink /proc/thread-self/exe", thread_ok[0]);
     check("thread: /proc/thread-self/maps is the process's", thread_ok[1]);
     check("thread: /proc/self/task/<its tid>/stat is its own", thread_ok[2]);
-    check("thread: /proc/thread-self/stat is its own", thread_ok[3]);
+    check("thread: thread-self/stat, /proc/<tid>/stat", thread_ok[3]);
 
     /* relative to a /proc directory */
     int dir = open("/proc/self", O_RDONLY | O_DIRECTORY);
