@@ -1,7 +1,7 @@
 /* /proc/<pid>/ files that must describe the guest rather than the emulator
  * process hosting it.  Their content is generated when the guest opens
- * them and handed over as a read-only descriptor on a memfd, so read,
- * pread, lseek, mmap and fstat work on it as on any file; everything else
+ * them and handed over as a descriptor on a sealed memfd, so read, pread,
+ * lseek, mmap and fstat work on it as on any file; everything else
  * in /proc is the host's (our descriptors, limits, credentials and
  * threads are the guest's own).
  *
