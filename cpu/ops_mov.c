@@ -283,6 +283,12 @@ static void op_nop(struct cpu *c, const struct op *op)
     NEXT(c, op);
 }
 
+static void op_mfence(struct cpu *c, const struct op *op)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    NEXT(c, op);
+}
+
 /* Condition code of a CMOVcc/SETcc/Jcc mnemonic (the SDM's tttn encoding). */
 int dec_condition(ZydisMnemonic m)
 {
@@ -474,7 +480,11 @@ bool dec_mov(struct decoder *d)
         op->fn = op_nop;
         return true;
     case ZYDIS_MNEMONIC_MFENCE:
-        op->fn = op_nop; /* each handler finishes before the next: only other threads matter */
+        /* Guest threads run in parallel on host threads: the host's own
+         * fence orders the guest's earlier stores before its later loads.
+         * (SFENCE and LFENCE stay NOPs: stores, including the emulated
+         * non-temporal ones, are ordered as normal x86 stores are.) */
+        op->fn = op_mfence;
         return true;
     default:
         break;
