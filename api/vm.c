@@ -130,6 +130,7 @@ int elfemu_load(elfemu *vm, const char *path, char *const argv[], char *const en
     vm->cpu.log_unimplemented = vm->cfg.log_unimplemented;
     vm->cpu.rip = vm->info.entry;
     vm->cpu.r[R_SP] = vm->info.sp;
+    sig_init(&vm->cpu);
     return 0;
 }
 

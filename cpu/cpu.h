@@ -114,15 +114,25 @@ struct cpu {
     /* A pending synchronous fault, filled before the longjmp. */
     int fault_sig, fault_code;
     uint64_t fault_addr;
+    bool fault_write;       /* a host page fault on a write */
+    int64_t fault_err;      /* its page-fault error code; -1 for other faults */
     uint64_t icount;        /* instructions retired (counted per block) */
     /* Work for this CPU's thread at its next block boundary (CPU_ATTN_*
-     * bits), raised by any thread; the dispatch loop tests it once per
-     * block.  One word shared by every area that needs such a stop. */
+     * bits), raised by any thread or a host signal handler; the dispatch
+     * loop tests it once per block.  One word shared by every area that
+     * needs such a stop. */
     volatile int attention;
+
+    /* Guest signals (syscalls/signal.h). */
+    uint64_t sig_blocked;   /* the guest's signal mask: bit n-1 is signal n */
+    struct sig_thread *sigt;
+    uint64_t sys_nr;        /* an interrupted syscall's number, for its restart */
+    int sys_restart;        /* enum sig_restart of a syscall that returned -EINTR */
 };
 
 /* c->attention bits. */
 #define CPU_ATTN_CODE 0x1   /* decoded code was invalidated (cpu/block.c) */
+#define CPU_ATTN_SIGNAL 0x2 /* a host signal was queued for the guest */
 
 /* Register slot offsets for ops. */
 #define SLOT_GPR(i) ((uint8_t)((i) * 8))
@@ -228,6 +238,13 @@ void cpu_invalidate(struct cpu *c, uint64_t start, uint64_t end);
 /* The host is about to write guest [start, end) for a syscall: forget the
  * code on pages elfemu write-protected there (cheap when there is none). */
 void cpu_code_writable(struct cpu *c, uint64_t start, uint64_t end);
+
+/* Guest signals (syscalls/signal.c): deliver what the host queued (the
+ * dispatch loop calls it when CPU_ATTN_SIGNAL is up), and deliver the
+ * synchronous fault recorded in c->fault_* (true: a handler frame was
+ * pushed and the guest runs on; false: the guest died, c->stop says so). */
+void sig_deliver(struct cpu *c);
+bool sig_fault(struct cpu *c);
 
 /* The syscall layer's entry (syscalls/dispatch.c): c->r[] hold the request. */
 void sys_dispatch_64(struct cpu *c);

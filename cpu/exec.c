@@ -77,6 +77,8 @@ void cpu_raise(struct cpu *c, int sig)
 
 void cpu_fault(struct cpu *c, int sig, int code, uint64_t addr)
 {
+    c->fault_write = false;
+    c->fault_err = -1;
     c->fault_sig = sig;
     c->fault_code = code;
     c->fault_addr = addr;
@@ -122,6 +124,8 @@ void op_invalid(struct cpu *c, const struct op *op)
     log_op(c, op, true);
 }
 
+static void step_one(struct cpu *c);
+
 void op_block_end(struct cpu *c, const struct op *op)
 {
     (void)c;
@@ -129,8 +133,10 @@ void op_block_end(struct cpu *c, const struct op *op)
 }
 
 /* Run body with guest faults routed back here: a guest access that faults
- * in the host MMU (1) or a handler that raises a fault (2) ends the run
- * with the instruction not completed and rip pointing at it. */
+ * in the host MMU (1) or a handler that raises a fault (2) comes back with
+ * the instruction not completed and rip pointing at it.  The fault is then
+ * delivered to the guest (sig_fault): with a handler the run goes on from
+ * the handler's frame, else the guest dies of it. */
 static void run_guarded(struct cpu *c, void (*body)(struct cpu *c))
 {
     sigjmp_buf jmp;
@@ -138,21 +144,34 @@ static void run_guarded(struct cpu *c, void (*body)(struct cpu *c))
     mm_fault_install();
     c->fault_jmp = &jmp;
     c->stop = CPU_RUNNING;
-    int why = sigsetjmp(jmp, 0);
-    if (why) {
+    for (;;) {
+        int why = sigsetjmp(jmp, 0);
+        if (why == 0) {
+            mm_fault_arm(c->mm, &jmp, &fault);
+            body(c);
+            mm_fault_disarm();
+            return;
+        }
         mm_fault_disarm();
         /* A fault may have unwound a holder of the space's lock. */
         mm_lock_release_all(c->mm);
         if (why == 1) {
+            /* A host fault: SEGV_MAPERR where nothing is mapped, SEGV_ACCERR
+             * where the protection forbids the access, BUS_ADRERR past the
+             * end of a mapped file. */
             c->fault_sig = fault.host_signo == SIGBUS ? SIGBUS : SIGSEGV;
+            c->fault_code = c->fault_sig == SIGBUS ? BUS_ADRERR
+                            : mm_find_vma(c->mm, fault.addr) ? SEGV_ACCERR
+                                                              : SEGV_MAPERR;
             c->fault_addr = fault.addr;
+            c->fault_write = fault.access == MM_ACCESS_WRITE;
+            c->fault_err = (int64_t)fault.err;
         }
-        cpu_raise(c, c->fault_sig);
-        return;
+        if (!sig_fault(c))
+            return;
+        if (body == step_one)
+            return; /* the step ends at the handler's first instruction */
     }
-    mm_fault_arm(c->mm, &jmp, &fault);
-    body(c);
-    mm_fault_disarm();
 }
 
 static void step_one(struct cpu *c)
@@ -176,11 +195,17 @@ static void run_blocks(struct cpu *c)
 {
     struct block *prev = NULL;
     while (c->stop == CPU_RUNNING) {
-        if (UNLIKELY(c->attention & CPU_ATTN_CODE)) {
-            /* Code was invalidated (by any thread): drop it before looking
-             * up the next block; prev may be among the freed. */
-            cpu_cache_attend(c);
-            prev = NULL;
+        if (UNLIKELY(c->attention)) {
+            if (c->attention & CPU_ATTN_CODE) {
+                /* Code was invalidated (by any thread): drop it before
+                 * looking up the next block; prev may be among the freed. */
+                cpu_cache_attend(c);
+                prev = NULL;
+            }
+            if (c->attention & CPU_ATTN_SIGNAL)
+                sig_deliver(c);
+            if (c->stop != CPU_RUNNING)
+                break;
         }
         uint64_t rip = c->rip, epoch = cache_hot(c)->epoch;
         struct block *b;

@@ -10,9 +10,14 @@
 #include "cpu/mem.h"
 
 /* SYSCALL: rcx <- next rip, r11 <- rflags (SDM vol. 2B, SYSCALL); the
- * kernel returns with both clobbered that way. */
+ * kernel returns with both clobbered that way.  A host signal queued for
+ * the guest since the block began is delivered first (the run loop does it
+ * when this returns with rip unchanged), so that no blocking call starts
+ * with a signal waiting; the call runs when the handler returns. */
 static void op_syscall(struct cpu *c, const struct op *op)
 {
+    if (UNLIKELY(c->attention & CPU_ATTN_SIGNAL))
+        return;
     c->rip += op->len;
     c->r[R_CX] = c->rip;
     c->r[R_11] = cpu_flags(c);

@@ -24,6 +24,7 @@ struct fault_arm {
 
 static __thread struct fault_arm armed;
 static bool (*code_hook)(struct mm_space *mm, uint64_t addr);
+static void (*async_hook)(int sig, siginfo_t *si, void *uc);
 static __thread void *altstack;
 
 /* Page-fault error code bit 1: the access was a write (SDM vol. 3, 4.7). */
@@ -48,6 +49,12 @@ static void hex(char *buf, uint64_t v)
 static void fault_handler(int sig, siginfo_t *si, void *uc_)
 {
     ucontext_t *uc = uc_;
+    /* Sent by a process (kill, tgkill, sigqueue): no fault, a signal for
+     * the guest. */
+    if (si->si_code <= 0 && async_hook) {
+        async_hook(sig, si, uc_);
+        return;
+    }
     uint8_t *a = si->si_addr;
     const struct mm_space *mm = armed.mm;
     if (mm && armed.jmp && a >= mm->base && a < mm->base + mm->reserved) {
@@ -61,6 +68,7 @@ static void fault_handler(int sig, siginfo_t *si, void *uc_)
         armed.out->addr = (uint64_t)(a - mm->base);
         armed.out->access = write ? MM_ACCESS_WRITE : MM_ACCESS_READ;
         armed.out->host_signo = sig;
+        armed.out->err = (uint64_t)uc->uc_mcontext.gregs[REG_ERR];
         /* The handler runs with a fresh FPU state and siglongjmp does not
          * restore the interrupted one: put MXCSR back (the guest's SSE
          * flags may live there, cpu/sse.h). */
@@ -140,6 +148,11 @@ void mm_fault_thread_exit(void)
         free(altstack);
         altstack = NULL;
     }
+}
+
+void mm_fault_set_async_hook(void (*hook)(int sig, siginfo_t *si, void *uc))
+{
+    async_hook = hook;
 }
 
 void mm_fault_arm(const struct mm_space *mm, sigjmp_buf *jmp, struct mm_fault *out)

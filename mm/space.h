@@ -150,6 +150,7 @@ struct mm_fault {
     uint64_t addr;        /* guest address */
     enum mm_access access;
     int host_signo;       /* SIGSEGV or SIGBUS */
+    uint64_t err;         /* the page-fault error code (SDM vol. 3, 4.7) */
 };
 
 /* Install the process-wide handler (idempotent) and an alternate signal
@@ -172,5 +173,10 @@ void mm_fault_set_code_hook(bool (*hook)(struct mm_space *mm, uint64_t addr));
 /* A host thread that ran guest code is about to end: free its alternate
  * signal stack. */
 void mm_fault_thread_exit(void);
+
+/* The guest signal layer's handler for a SIGSEGV/SIGBUS that a process
+ * sent (si_code <= 0): those are signals for the guest, not faults. */
+#include <signal.h>
+void mm_fault_set_async_hook(void (*hook)(int sig, siginfo_t *si, void *uc));
 
 #endif

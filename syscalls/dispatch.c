@@ -61,11 +61,17 @@ void sys_dispatch_64(struct cpu *c)
     uint64_t nr = c->r[R_AX];
     const uint64_t a[6] = { c->r[R_DI], c->r[R_SI], c->r[R_DX], c->r[R_10], c->r[R_8], c->r[R_9] };
     sys_handler h = nr < SYS_TABLE_SIZE ? table_64[nr] : NULL;
-    if (UNLIKELY(strace_on)) {
-        c->r[R_AX] = (uint64_t)traced(c, nr, a, h, sys_names_64);
-        return;
-    }
-    c->r[R_AX] = (uint64_t)(h ? h(c, a) : sys_unknown(c, nr, sys_names_64));
+    int64_t r;
+    if (UNLIKELY(strace_on))
+        r = traced(c, nr, a, h, sys_names_64);
+    else
+        r = h ? h(c, a) : sys_unknown(c, nr, sys_names_64);
+    /* A host signal for the guest interrupted the call: the kernel would
+     * restart it or fail it with EINTR, decided when the signal is
+     * delivered at the next block boundary (syscalls/signal.c). */
+    if (UNLIKELY(r == -EINTR) && (c->attention & CPU_ATTN_SIGNAL))
+        sig_interrupted(c, nr, a);
+    c->r[R_AX] = (uint64_t)r;
 }
 
 void sys_dispatch_32(struct cpu *c)

@@ -305,12 +305,12 @@ static int do_execve(struct cpu *c, int dirfd, uint64_t upath, uint64_t uargv, u
 
     if (dirfd_flags & FD_CLOEXEC)
         fcntl(dirfd, F_SETFD, dirfd_flags & ~FD_CLOEXEC);
-    /* WIRE(sig): sig_prepare_exec(c) here */
+    sig_prepare_exec(c);
     strace_exec_now(c);
     fflush(NULL);
     execve(reexec_words[0], (char *const *)hargv, (char *const *)henvp);
     r = -errno;
-    /* WIRE(sig): sig_exec_failed(c) here */
+    sig_exec_failed(c);
     if (dirfd_flags & FD_CLOEXEC)
         fcntl(dirfd, F_SETFD, dirfd_flags);
 out:

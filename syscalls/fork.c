@@ -204,7 +204,7 @@ static int64_t do_clone(struct cpu *c, const struct clone_req *r)
     }
     /* The child. */
     gthread_fork_child(c);
-    /* WIRE(sig): sig_fork_child(c) here */
+    sig_fork_child(c);
     strace_forked(true);
     if (r->flags & CLONE_SETTLS)
         c->seg_base[SEG_FS] = r->tls;

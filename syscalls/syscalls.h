@@ -69,6 +69,8 @@ uint64_t sys_guest_rlimit(int resource);
 void sys_exec_rlimits(char *buf, size_t size);
 int sys_set_exec_rlimits(const char *text);
 
+#include "syscalls/signal.h"
+
 /* The guest's own executable (for /proc/self/exe); set by the VM. */
 void sys_set_exe(const char *path);
 const char *sys_exe(void);

@@ -311,17 +311,17 @@ static void *thread_main(void *arg)
         (void)copy_to_guest(c, s->ptid, &tid, sizeof(tid));
     if (s->flags & CLONE_CHILD_SETTID)
         (void)copy_to_guest(c, s->ctid, &tid, sizeof(tid));
-    /* WIRE(sig): sig_thread_start(c, s->parent) here (the guest's signal
-     * mask and alternate stack for the new thread). */
-    sigset_t mask = s->mask;
+    /* The guest's signal state for the new thread (the parent's mask, no
+     * alternate stack); it also sets the host mask that mirrors it. */
+    sig_thread_start(c, s->parent);
     start_done(s); /* s is gone from here on */
-    pthread_sigmask(SIG_SETMASK, &mask, NULL);
 
     cpu_run(c);
 
     if (c->stop == CPU_SIGNALED)
         process_kill(c, c->stop_code);
     int code = c->stop_code;
+    sig_thread_exit(c);
     /* A fork from now on must not free this CPU in its child again. */
     pthread_mutex_lock(&threads_lock);
     t->cpu = NULL;

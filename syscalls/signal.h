@@ -1,0 +1,87 @@
+/* Guest signals (syscalls/signal.c, syscalls/sigframe.c).
+ *
+ * The host kernel does the queueing: every guest thread is a host thread
+ * whose host signal mask mirrors the guest's mask (but for the signals of
+ * synchronous faults, which elfemu itself needs), guest dispositions
+ * "ignore" are host SIG_IGN, and every other catchable signal has elfemu's
+ * host handler.  That handler only records the signal in the thread's
+ * queue and raises CPU_ATTN_SIGNAL; the dispatch loop delivers it at the
+ * next block boundary (a blocking host call it interrupted returns EINTR
+ * first, and the syscall is then restarted or fails with EINTR by the
+ * kernel's rules).  Synchronous faults are delivered at the faulting
+ * instruction (sig_fault).  Frames are the kernel's rt_sigframe. */
+#ifndef SYSCALLS_SIGNAL_H
+#define SYSCALLS_SIGNAL_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cpu/cpu.h"
+
+#define GSIG_MAX 64                   /* signals 1..64 */
+#define GSIG_BIT(s) (1ull << ((s) - 1))
+
+/* A guest sigaction (struct sigaction of the x86_64 kernel ABI). */
+struct gsigaction {
+    uint64_t handler, flags, restorer, mask;
+};
+
+/* One queued, not yet delivered signal (the host's siginfo; its layout is
+ * the x86_64 guest's). */
+#define SIGQ_MAX 64
+
+/* Per guest thread (c->sigt). */
+struct sig_thread {
+    siginfo_t q[SIGQ_MAX];    /* in arrival order; only this thread touches it */
+    unsigned nq;
+    uint64_t ss_sp, ss_size;  /* sigaltstack */
+    int ss_flags;             /* SS_DISABLE or 0 (+ SS_AUTODISARM) */
+    /* rt_sigsuspend/ppoll/pselect: the mask to put back after the handler. */
+    bool restore_mask;
+    uint64_t saved_mask;
+    /* The last fault's details (sigcontext err, trapno, cr2). */
+    uint64_t err, trapno, cr2;
+};
+
+/* Lifecycle (names shared with the other areas). */
+void sig_init(struct cpu *c);                               /* VM start, main thread */
+void sig_thread_start(struct cpu *child, struct cpu *parent); /* on the new host thread */
+void sig_thread_exit(struct cpu *c);                         /* before a guest thread ends */
+void sig_prepare_exec(struct cpu *c);                        /* right before the host execve */
+void sig_exec_failed(struct cpu *c);                         /* it returned */
+void sig_fork_child(struct cpu *c);                          /* in a fork child */
+/* A temporary guest mask for a blocking host call (ppoll, pselect6,
+ * epoll_pwait): applies it to the host; returns 0 or -errno.  After the
+ * call, sig_mask_restore(); when the call was interrupted, the guest mask
+ * stays the temporary one until the handler ran (as the kernel does). */
+int sig_mask_swap(struct cpu *c, uint64_t guest_mask, sigset_t *saved);
+void sig_mask_restore(struct cpu *c, const sigset_t *saved);
+
+/* The process's guest disposition of sig (a copy). */
+struct gsigaction sig_action(int sig);
+
+/* Set the guest mask (SIGKILL and SIGSTOP stay unblocked) and its host
+ * mirror. */
+void sig_set_mask(struct cpu *c, uint64_t m);
+
+/* The alternate stack (do_sigaltstack() and friends): on it at sp?  its
+ * ss_flags as seen at sp; save it to / set it from a guest stack_t image
+ * (24 bytes; set returns 0 or -errno). */
+bool sig_on_altstack(const struct cpu *c, uint64_t sp);
+int sig_altstack_flags(const struct cpu *c, uint64_t sp);
+void sig_altstack_save(struct cpu *c, void *out, uint64_t sp);
+int sig_altstack_set(struct cpu *c, const void *in, uint64_t sp);
+
+/* The frame code (sigframe.c): push a frame for sig with handler action
+ * act; false when the frame cannot be written (the caller then kills the
+ * guest with SIGSEGV). */
+bool sig_push_frame(struct cpu *c, const siginfo_t *si, const struct gsigaction *act,
+                    uint64_t oldmask);
+
+/* A syscall ended with -EINTR: the kinds of restart the kernel knows. */
+enum sig_restart { RESTART_NONE, RESTART_SYS, RESTART_NOINTR, RESTART_NOHAND, RESTART_BLOCK };
+/* Record that syscall nr (arguments a) was interrupted (dispatch.c). */
+void sig_interrupted(struct cpu *c, uint64_t nr, const uint64_t a[6]);
+
+#endif
