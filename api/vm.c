@@ -55,7 +55,7 @@ elfemu *elfemu_create(const elfemu_config *cfg)
     const char *trace_file = vm->cfg.trace_file;
     vm->cfg.trace_file = NULL; /* not owned: used here only */
     if (vm->cfg.strace && !strace_on) {
-        int r = strace_open(trace_file, vm->cfg.trace_append);
+        int r = strace_open(trace_file, vm->cfg.trace_append, vm->cfg.trace_pids);
         if (r < 0) {
             free(vm->sysroot);
             free(vm);

@@ -56,6 +56,9 @@ typedef struct elfemu_config {
      *  and RLIMIT_DATA of the process that exec'd, "ascur:asmax:datacur:
      *  datamax".  NULL: the host process's own limits. */
     const char *exec_rlimits;
+    /** Prefix every line with the pid from the start (a re-executed elfemu
+     *  in a process tree that already has several processes). */
+    bool trace_pids;
 } elfemu_config;
 
 /** Fill @p cfg with the defaults: deterministic layout, host randomness, no sysroot. */

@@ -267,7 +267,7 @@ static int do_execve(struct cpu *c, int dirfd, uint64_t upath, uint64_t uargv, u
     size_t nw = 0;
     while (reexec_words[nw])
         nw++;
-    const char *trace_words[3];
+    const char *trace_words[4];
     int ntrace = strace_reexec_args(trace_words);
     hargv = calloc(nw + (size_t)ntrace + 10 + av.n + 1, sizeof(*hargv));
     henvp = calloc(ev.n + 1, sizeof(*henvp));

@@ -189,10 +189,12 @@ static int64_t do_clone(struct cpu *c, const struct clone_req *r)
         gthread_fork_parent();
         if (vfork_fd >= 0)
             vfork_wait(vfork_fd);
-        if (pid > 0)
+        if (pid > 0 && UNLIKELY(strace_on))
             strace_forked(false);
         if (pid < 0)
             return pid;
+        if (UNLIKELY(strace_on))
+            strace_forked(false);
         /* kernel_clone(): the parent's copy of the tid; errors are ignored. */
         if (r->flags & CLONE_PARENT_SETTID) {
             int32_t v = (int32_t)pid;
@@ -205,7 +207,8 @@ static int64_t do_clone(struct cpu *c, const struct clone_req *r)
     /* The child. */
     gthread_fork_child(c);
     sig_fork_child(c);
-    strace_forked(true);
+    if (UNLIKELY(strace_on))
+        strace_forked(true);
     if (r->flags & CLONE_SETTLS)
         c->seg_base[SEG_FS] = r->tls;
     if (r->stack)

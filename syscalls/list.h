@@ -1,7 +1,7 @@
 /* The syscall list: SYSCALL(name, x86_64 number, i386 number, spec), -1
  * where an ABI lacks the call or elfemu does not serve it for that ABI yet.
  * It generates the handler declarations, both dispatch tables and the
- * --strace formats (syscalls/strace.c).  Handlers are sys_<name>.
+ * --strace formats (syscalls/strace_args.c).  Handlers are sys_<name>.
  *
  * spec is "R:ARGS": one letter for the result, then one per argument.
  *   result: d  int, an error shown as -1 ENAME (text)
@@ -39,8 +39,21 @@
  * The socket calls show msghdr, mmsghdr, socket option levels and names,
  * MSG_* flags and shutdown's how as p, x and d: letters for them are still
  * to be added here and in strace.c.
+ *   J clone's flags with child_stack= before them (x86_64 order: flags,
+ *     stack, parent_tid, child_tid, tls), then _j for the rest
+ * Rarer formats are '_' and a letter:
+ *   _j clone's parent_tid=[N], tls=, child_tidptr= (those its flags use)
+ *   _c struct clone_args (size: next arg), with => {parent_tid=[N]}
+ *   _p pollfd array read (count: next arg); the result shows the revents
+ *   _u struct utsname written       _s siginfo written   _r rusage written
+ *   _t timeval read   _T timeval written   _i waitid idtype (P_PID...)
+ *   _R getrusage who  _h shutdown how      _g getrandom flags
+ *   _a madvise advice _e epoll_ctl op      _E epoll_event read
+ *   _W epoll_event array written (count: the result)
+ *   _P socket protocol (IPPROTO_* for AF_INET/AF_INET6: the first arg)
+ *   _l socket option level (SOL_*)         _o option name (after _l)
  * Written arguments are formatted after the call (their address when it
- * failed).  strace.c shows letters it does not know as hex. */
+ * failed).  strace_args.c shows letters it does not know as hex. */
 /* fs.c */
 SYSCALL(read, 0, -1, "d:fBu")
 SYSCALL(write, 1, 4, "d:fbu")
@@ -128,14 +141,14 @@ SYSCALL(recvmmsg, 299, -1, "d:fpuxt")
 /* fork.c */
 SYSCALL(fork, 57, -1, "d:")
 SYSCALL(vfork, 58, -1, "d:")
-SYSCALL(clone, 56, -1, "d:cpppx")
-SYSCALL(clone3, 435, -1, "d:pu")
+SYSCALL(clone, 56, -1, "d:J_j")
+SYSCALL(clone3, 435, -1, "d:_cu")
 /* exec.c */
-SYSCALL(execve, 59, -1, "d:see")
-SYSCALL(execveat, 322, -1, "d:Dseea")
+SYSCALL(execve, 59, -1, "d:seE")
+SYSCALL(execveat, 322, -1, "d:DseEa")
 /* wait.c */
-SYSCALL(wait4, 61, -1, "d:dpdp")
-SYSCALL(waitid, 247, -1, "d:ddpdp")
+SYSCALL(wait4, 61, -1, "d:dWO_r")
+SYSCALL(waitid, 247, -1, "d:_id_sO_r")
 SYSCALL(kill, 62, -1, "d:dS")
 SYSCALL(tkill, 200, -1, "d:dS")
 SYSCALL(tgkill, 234, -1, "d:ddS")
@@ -149,15 +162,15 @@ SYSCALL(mmap, 9, -1, "x:puPMfx")
 SYSCALL(mprotect, 10, -1, "d:puP")
 SYSCALL(munmap, 11, -1, "d:pu")
 SYSCALL(brk, 12, -1, "x:p")
-SYSCALL(madvise, 28, -1, "d:pud")
+SYSCALL(madvise, 28, -1, "d:pu_a")
 /* proc.c */
 SYSCALL(getpid, 39, -1, "d:")
 SYSCALL(getppid, 110, -1, "d:")
 SYSCALL(gettid, 186, -1, "d:")
-SYSCALL(uname, 63, -1, "d:p")
+SYSCALL(uname, 63, -1, "d:_u")
 SYSCALL(arch_prctl, 158, -1, "d:Rx")
 SYSCALL(rseq, 334, -1, "d:pxxx")
-SYSCALL(getrandom, 318, -1, "d:Bux")
+SYSCALL(getrandom, 318, -1, "d:Bu_g")
 SYSCALL(sysinfo, 99, -1, "d:p")
 SYSCALL(statfs, 137, -1, "d:sp")
 SYSCALL(fstatfs, 138, -1, "d:fp")
@@ -227,7 +240,7 @@ SYSCALL(get_robust_list, 274, -1, "d:dpp")
 SYSCALL(futex, 202, -1, "d:pXdpxd")
 /* time.c */
 SYSCALL(clock_gettime, 228, -1, "d:kT")
-SYSCALL(gettimeofday, 96, -1, "d:pp")
+SYSCALL(gettimeofday, 96, -1, "d:_Tp")
 SYSCALL(time, 201, -1, "d:p")
 SYSCALL(clock_getres, 229, -1, "d:kT")
 SYSCALL(nanosleep, 35, -1, "d:tp")

@@ -27,23 +27,27 @@ extern bool strace_on;
 
 /* Start tracing to stderr (path NULL) or to the file path, created and
  * truncated, or appended to when append is true (what a re-executed elfemu
- * does after the guest's execve: see strace_reexec_args()).  The file is
- * opened O_APPEND|O_CLOEXEC on a high descriptor so that the guest's own
- * descriptors are numbered as natively.  0 or -errno. */
-int strace_open(const char *path, bool append);
+ * does after the guest's execve: see strace_reexec_args()); pids: lines
+ * carry the pid from the start (a fork child that called execve).  The
+ * file is opened O_APPEND|O_CLOEXEC on a high descriptor so that the
+ * guest's own descriptors are numbered as natively.  0 or -errno. */
+int strace_open(const char *path, bool append, bool pids);
 
 /* The options that make a re-executed elfemu (the guest called execve)
- * trace to the same place: fills out[] with up to 3 strings ("--strace",
- * and "--trace-file-append" FILE when tracing to a file) and returns how
- * many; 0 when tracing is off.  The strings stay valid. */
-int strace_reexec_args(const char *out[3]);
+ * trace to the same place in the same way: fills out[] with up to 4
+ * strings ("--strace", "--trace-file-append" FILE when tracing to a file,
+ * "--trace-pids" once there are several processes) and returns how many;
+ * 0 when tracing is off.  The strings stay valid.  WIRE(proc): exec.c
+ * adds them to the new elfemu's options. */
+int strace_reexec_args(const char *out[4]);
 
 /* The descriptor the trace goes to, or -1 (stderr or off).  The guest must
  * not be able to close or replace it: close/close_range/dup2 treat it as
  * not open.  WIRE(fsio): close_range, dup2/dup3 onto it should skip it. */
 int strace_fd(void);
 
-/* The hook around one syscall (nr in the numbering of c->bits). */
+/* The hook around one syscall (nr in the numbering of c->bits).  Lines
+ * are buffered; see strace.c for when they are written. */
 void strace_enter(struct cpu *c, uint64_t nr, const uint64_t a[6]);
 void strace_leave(struct cpu *c, int64_t result);
 
@@ -53,9 +57,10 @@ void strace_leave(struct cpu *c, int64_t result);
 void strace_set_threads(int n);
 
 /* A fork happened (proc calls it in both processes after the host fork):
- * from now on lines carry the `[pid N] ` prefix, and the child does not
- * print the line of the fork call itself (strace shows it once, with the
- * parent's result). */
+ * from now on lines carry the `[pid N] ` prefix (strace -f shows it once
+ * there are several processes; elfemu cannot tell when the others are
+ * gone, so it stays), and the child does not print the line of the fork
+ * call itself (strace shows it once, with the parent's result). */
 void strace_forked(bool in_child);
 
 /* execve is about to replace this process and succeed: print the pending

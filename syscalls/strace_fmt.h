@@ -49,7 +49,7 @@ extern const struct strace_flag strace_open_flags[], strace_prot_flags[], strace
     strace_at_flags[], strace_whence[], strace_fcntl_cmds[], strace_ioctls[], strace_clocks[],
     strace_arch_prctl[], strace_clone_flags[], strace_access_modes[], strace_sigmask_how[],
     strace_wait_opts[], strace_sock_domains[], strace_sock_types[], strace_rlimits[],
-    strace_sa_flags[];
+    strace_sa_flags[], strace_madvise[], strace_sock_levels[];
 
 /* The quoted, escaped bytes s[0..n) the way strace prints them: printable
  * ASCII as is, \t \n \v \f \r \" \\ escaped, other bytes in octal with as
@@ -93,6 +93,60 @@ void fmt_rlimit(struct sbuf *b, struct cpu *c, uint64_t addr);
 void fmt_winsize(struct sbuf *b, struct cpu *c, uint64_t addr);
 /* {si_signo=SIGSEGV, si_code=SEGV_MAPERR, si_addr=0x10} */
 void fmt_siginfo(struct sbuf *b, const siginfo_t *si);
+
+/* strace_struct.c.  clone's arguments after flags: parent_tid=[N] (what
+ * the kernel stored; the address when failed), tls=, child_tidptr=, each
+ * only when a flag uses it; false when none is shown. */
+bool fmt_clone_rest(struct sbuf *b, struct cpu *c, const uint64_t a[6], bool failed);
+/* struct clone_args of size bytes; r > 0: the call's result, and what the
+ * kernel stored follows (" => {parent_tid=[N]}"). */
+void fmt_clone3(struct sbuf *b, struct cpu *c, uint64_t addr, uint64_t size, int64_t r);
+void fmt_pollfds(struct sbuf *b, struct cpu *c, uint64_t addr, uint64_t n);
+/* [{fd=3, revents=POLLIN}]: the entries poll reported. */
+void fmt_pollfd_revents(struct sbuf *b, struct cpu *c, uint64_t addr, uint64_t n);
+void fmt_utsname(struct sbuf *b, struct cpu *c, uint64_t addr);
+void fmt_guest_siginfo(struct sbuf *b, struct cpu *c, uint64_t addr);
+void fmt_timeval(struct sbuf *b, struct cpu *c, uint64_t addr);
+void fmt_rusage(struct sbuf *b, struct cpu *c, uint64_t addr);
+void fmt_epoll_event(struct sbuf *b, struct cpu *c, uint64_t addr);
+void fmt_epoll_events(struct sbuf *b, struct cpu *c, uint64_t addr, uint64_t n);
+void fmt_sockopt_name(struct sbuf *b, int level, int name);
+
+/* What a result needs explained after it: fcntl's F_GETFD/F_GETFL flags,
+ * poll's revents. */
+enum { SUF_NONE, SUF_GETFD, SUF_GETFL, SUF_POLL };
+
+/* A spec token: a letter, or EXT(letter) for '_' and a letter. */
+#define EXT(l) (0x100 | (l))
+
+/* One call being formatted (syscalls/strace_args.c). */
+struct strace_call {
+    bool active, done, suppress;
+    struct cpu *c;
+    uint64_t a[6];
+    const char *name, *spec; /* spec: the argument tokens */
+    char result;             /* result letter */
+    int pos;                 /* next character of spec to format */
+    int arg;                 /* the argument that token formats */
+    int prev;                /* the token formatted last */
+    uint64_t prev_val;       /* and its argument */
+    int suffix;              /* what the result needs explained (strace_args.c) */
+    uint64_t suffix_val;
+    char name_buf[32];
+    struct sbuf sb;
+    char text[8192];
+};
+
+/* Begin the line of call name with spec ("R:ARGS") and arguments a into
+ * k->sb (after whatever k->sb holds: the prefix); a spec that is NULL or
+ * malformed shows six raw arguments. */
+void strace_call_start(struct strace_call *k, struct cpu *c, const char *name,
+                       const char *spec, const uint64_t a[6]);
+/* Format the arguments not yet shown: before the call (after false) up to
+ * the first one the call writes; after it (after true, result r) all. */
+void strace_call_args(struct strace_call *k, bool after, int64_t r);
+/* ") = result\n", aligned as strace aligns it. */
+void strace_call_result(struct strace_call *k, int64_t r);
 
 /* The whole line (without prefix) of a call name with spec ("R:ARGS" as in
  * list.h), arguments a and result r, as strace_enter()/strace_leave()

@@ -33,6 +33,8 @@ void options_usage(FILE *f)
           "                     not searched in $PATH; used when a guest execs\n"
           "  --close-fd N       (internal) close descriptor N once PROGRAM is loaded\n"
           "  --exec-rlimits L   (internal) the guest's RLIMIT_AS and RLIMIT_DATA\n"
+          "  --trace-pids       prefix every --strace line with the pid from the start\n"
+          "                     (passed on execve once the guest has forked)\n"
           "  -h, --help         show this help\n"
           "  --version          show the version\n",
           f);
@@ -165,6 +167,8 @@ int options_parse(struct options *o, int argc, char **argv, char **environ)
         } else if (!strcmp(a, "--strace")) {
             /* passed on to a re-executed elfemu by strace_reexec_args() */
             o->cfg.strace = true;
+        } else if (!strcmp(a, "--trace-pids")) {
+            o->cfg.trace_pids = true;
         } else if (!strcmp(a, "--trace-file") || !strcmp(a, "--trace-file-append")) {
             if (!val)
                 return fail("--trace-file needs a file name", NULL);
