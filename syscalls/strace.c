@@ -111,11 +111,16 @@ static void emit(const char *s, size_t n, bool now)
     pthread_mutex_unlock(&out_lock);
 }
 
+static bool want_prefix(void)
+{
+    return atomic_load_explicit(&several_threads, memory_order_relaxed) ||
+           atomic_load_explicit(&several_procs, memory_order_relaxed);
+}
+
 static void put_prefix(struct sbuf *b)
 {
     /* strace -f: the pid (the thread's id) once there are several. */
-    if (atomic_load_explicit(&several_threads, memory_order_relaxed) ||
-        atomic_load_explicit(&several_procs, memory_order_relaxed))
+    if (want_prefix())
         sb_printf(b, "[pid %5d] ", (int)syscall(SYS_gettid));
 }
 
@@ -267,6 +272,7 @@ void strace_enter(struct cpu *c, uint64_t nr, const uint64_t a[6])
         flush_out();
     sb_init(&k->sb, k->text, sizeof(k->text));
     put_prefix(&k->sb);
+    k->prefixed = k->sb.len != 0;
     strace_call_start(k, c, name, spec, a);
     strace_call_args(k, false, 0);
     if (k->result == 'n') {
@@ -287,6 +293,19 @@ void strace_leave(struct cpu *c, int64_t r)
     k->active = false;
     if (k->done || k->suppress)
         return;
+    if (!k->prefixed && want_prefix()) {
+        /* The call made several of them (fork, the first thread): the pid
+         * goes before its line too, as strace shows the call resumed. */
+        char pfx[32];
+        struct sbuf pb;
+        sb_init(&pb, pfx, sizeof(pfx));
+        put_prefix(&pb);
+        if (k->sb.len + pb.len < k->sb.cap) {
+            memmove(k->sb.p + pb.len, k->sb.p, k->sb.len + 1);
+            memcpy(k->sb.p, pfx, pb.len);
+            k->sb.len += pb.len;
+        }
+    }
     strace_call_args(k, true, r);
     strace_call_result(k, r);
     emit(k->sb.p, k->sb.len, false);

@@ -122,6 +122,7 @@ enum { SUF_NONE, SUF_GETFD, SUF_GETFL, SUF_POLL };
 /* One call being formatted (syscalls/strace_args.c). */
 struct strace_call {
     bool active, done, suppress;
+    bool prefixed; /* the line begins with [pid N] */
     struct cpu *c;
     uint64_t a[6];
     const char *name, *spec; /* spec: the argument tokens */

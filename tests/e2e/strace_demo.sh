@@ -24,8 +24,8 @@ status=$?
 check "--strace: exit status 0" $([ $status = 0 ]; echo $?)
 check "--strace: trace on stderr as expected" $(same "$dir/strace_demo.expected" "$tmp/err"; echo $?)
 
-# (exec: the shell's own "Segmentation fault" must not land in the file)
-(exec "$elfemu" --strace "$demo" crash >"$tmp/out" 2>"$tmp/err" </dev/null) 2>/dev/null
+# (the shell's own "Segmentation fault" goes to /dev/null)
+{ (exec "$elfemu" --strace "$demo" crash >"$tmp/out" 2>"$tmp/err" </dev/null); } 2>/dev/null
 status=$?
 check "--strace: killed by SIGSEGV (status $status)" $([ $status = 139 ]; echo $?)
 check "--strace: the fault and the death as expected" $(same "$dir/strace_demo_fault.expected" "$tmp/err"; echo $?)
@@ -46,15 +46,41 @@ check "--trace-file: unwritable file: status 1, one line" $([ $status = 1 ] && [
 "$elfemu" "$demo" >"$tmp/out" 2>"$tmp/err" </dev/null
 check "without --strace: no trace" $([ ! -s "$tmp/err" ]; echo $?)
 
+# exec: the re-executed elfemu traces on into the same file (appending);
+# run through a short name so that the lines do not depend on the path.
+ln -s "$demo" "$tmp/d"
+(cd "$tmp" && "$elfemu" --strace --trace-file exectrace ./d exec >out 2>err </dev/null)
+check "exec: exit status 0" $([ $? = 0 ]; echo $?)
+check "exec: both programs traced into the file" $(same "$dir/strace_demo_exec.expected" "$tmp/exectrace"; echo $?)
+(cd "$tmp" && "$elfemu" --strace ./d exec >out 2>err </dev/null)
+check "exec: the same on stderr" $(same "$dir/strace_demo_exec.expected" "$tmp/err"; echo $?)
+
+# fork: from the fork on, lines carry the pid of their process.  The
+# processes run concurrently, so each one's lines are compared in order,
+# the parent's first; pids become P and C, alignment spaces one space.
+"$elfemu" --strace --trace-file "$tmp/forktrace" "$demo" fork >"$tmp/out" 2>"$tmp/err" </dev/null &
+ppid=$!
+wait $ppid
+check "fork: exit status 0" $([ $? = 0 ]; echo $?)
+check "fork: the child wrote" $(grep -qx child "$tmp/out"; echo $?)
+cpid=$(sed -n 's/^\[pid *'$ppid'\] fork() *= \([0-9]*\)$/\1/p' "$tmp/forktrace")
+sed -e 's/^\[pid *'"$ppid"'\]/[pid P]/' -e 's/^\[pid *'"${cpid:-none}"'\]/[pid C]/' \
+    -e 's/= '"${cpid:-none}"'$/= C/' -e 's/) *= /) = /' "$tmp/forktrace" >"$tmp/forknorm"
+{ grep -v '^\[pid C\]' "$tmp/forknorm"; grep '^\[pid C\]' "$tmp/forknorm"; } >"$tmp/forksorted"
+check "fork: each process's lines as expected" $(same "$dir/strace_demo_fork.expected" "$tmp/forksorted"; echo $?)
+
 # The native oracle, where strace can trace (ptrace may be forbidden).
 if command -v strace >/dev/null 2>&1 && strace -o "$tmp/probe" true 2>/dev/null; then
     # stdout to a file: /dev/null would not even read the bad pointer
     strace -o "$tmp/native" "$demo" >"$tmp/out" 2>&1 </dev/null
     tail -n +2 "$tmp/native" >"$tmp/native.tail"
     check "native strace agrees with strace_demo.expected" $(same "$dir/strace_demo.expected" "$tmp/native.tail"; echo $?)
-    (exec strace -o "$tmp/native" "$demo" crash >"$tmp/out" 2>&1 </dev/null) 2>/dev/null
+    { (exec strace -o "$tmp/native" "$demo" crash >"$tmp/out" 2>&1 </dev/null); } 2>/dev/null
     tail -n +2 "$tmp/native" >"$tmp/native.tail"
     check "native strace agrees with strace_demo_fault.expected" $(same "$dir/strace_demo_fault.expected" "$tmp/native.tail"; echo $?)
+    (cd "$tmp" && strace -o native ./d exec >out 2>&1 </dev/null)
+    tail -n +2 "$tmp/native" >"$tmp/native.tail"
+    check "native strace agrees with strace_demo_exec.expected" $(same "$dir/strace_demo_exec.expected" "$tmp/native.tail"; echo $?)
 else
     echo "skip: the native oracle (strace cannot trace here)"
 fi

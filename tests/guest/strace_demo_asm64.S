@@ -2,15 +2,20 @@
  * deterministic values only (no time, pid, host-dependent result or
  * address it did not choose): errors, escaped and truncated strings, a
  * bad pointer, pipe fds, buffers read back, iovecs, fcntl, mmap flags, a
- * stat of /dev/null, a timespec, a futex op.  With an argument it then
- * writes to address 0x10 and dies of SIGSEGV; without, exit_group(0).
- * tests/e2e/strace_demo.sh compares the trace with an expected file. */
+ * stat of /dev/null, a timespec, a futex op.  Then, by its argument:
+ *   none    exit_group(0)
+ *   crash   write to address 0x10: dies of SIGSEGV
+ *   fork    fork; the child writes and exits with 3, the parent waits
+ *   exec    execve itself with no argument and no environment
+ * tests/e2e/strace_demo.sh compares the trace with expected files. */
 #define SYS(n) mov $n, %eax; syscall
 
     .text
     .globl _start
 _start:
     mov (%rsp), %r15                /* argc */
+    mov 8(%rsp), %r13               /* argv[0] */
+    mov 16(%rsp), %r14              /* argv[1] (NULL without one) */
 
     mov $-100, %rdi                 /* openat(AT_FDCWD, missing, O_RDONLY|O_CLOEXEC) */
     lea missing(%rip), %rsi
@@ -106,10 +111,41 @@ _start:
     SYS(3)
 
     cmp $1, %r15
-    jbe 1f
-    movl $1, 0x10                   /* with an argument: SIGSEGV at 0x10 */
-1:
+    jbe done
+    cmpb $'f', (%r14)
+    je fork
+    cmpb $'e', (%r14)
+    je exec
+    movl $1, 0x10                   /* crash: SIGSEGV at 0x10 */
+done:
     xor %edi, %edi                  /* exit_group(0) */
+    SYS(231)
+
+fork:
+    SYS(57)                         /* fork() */
+    test %eax, %eax
+    jnz 1f
+    mov $1, %edi                    /* the child: write(1, "child\n", 6), exit 3 */
+    lea child_msg(%rip), %rsi
+    mov $6, %edx
+    SYS(1)
+    mov $3, %edi
+    SYS(231)
+1:  mov $-1, %rdi                   /* wait4(-1, [status], 0, NULL) */
+    lea status(%rip), %rsi
+    xor %edx, %edx
+    xor %r10d, %r10d
+    SYS(61)
+    jmp done
+
+exec:
+    mov %r13, exec_argv(%rip)       /* execve(argv[0], [argv[0]], NULL) */
+    mov %r13, %rdi
+    lea exec_argv(%rip), %rsi
+    xor %edx, %edx
+    SYS(59)
+    mov %eax, %edi                  /* only if it failed */
+    neg %edi
     SYS(231)
 
     .section .rodata
@@ -125,6 +161,8 @@ long_msg:
     long_len = . - long_msg
 ping:
     .ascii "ping pong\n"
+child_msg:
+    .ascii "child\n"
 ts:
     .quad 0, 1000
 
@@ -136,6 +174,10 @@ riov:
     .quad buf + 4, 2, buf + 6, 10
 fds:
     .long -1, -1
+status:
+    .long 0
+exec_argv:
+    .quad 0, 0
 
     .bss
     .balign 16
