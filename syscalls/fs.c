@@ -2,25 +2,24 @@
  * iovec, termios, winsize, dirent64, flock) have the host's layout, so the
  * calls go to the host kernel with the guest buffer translated after its
  * bounds and protection were checked.  Paths go through syscalls/paths.c
- * (the -L root and the /proc views the emulator must provide). */
+ * (the -L root and the /proc views the emulator must provide).
+ * Vectored and positional I/O: fs_io.c; descriptors and fcntl: fs_fd.c;
+ * metadata: fs_meta.c and fs_paths.c; ioctl: ioctl.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
-#include <termios.h>
 #include <unistd.h>
 
+#include "syscalls/fs.h"
 #include "syscalls/paths.h"
 #include "syscalls/syscalls.h"
-
-#define GUEST_PATH_MAX 4096
 
 /* Fetch a guest path argument and translate it (syscalls/paths.c: the -L
  * root, the /proc views) relative to dirfd; 0 or -errno. */
@@ -31,63 +30,74 @@ static int path_arg(struct cpu *c, int dirfd, uint64_t addr, int flags, struct h
     return p ? path_resolve(c, dirfd, p, flags, hp) : err;
 }
 
+int fs_path_arg(struct cpu *c, int dirfd, uint64_t addr, int flags, struct host_path *hp)
+{
+    return path_arg(c, dirfd, addr, flags, hp);
+}
+
+int64_t fs_buf_error(int fd, int want_write)
+{
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || (fl & O_PATH))
+        return -EBADF;
+    int acc = fl & O_ACCMODE;
+    if (want_write ? acc == O_RDONLY : acc == O_WRONLY)
+        return -EBADF;
+    struct stat st;
+    if (!want_write && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+        return -EISDIR;
+    return -EFAULT;
+}
+
+void fs_log_once(struct cpu *c, const char *what, uint64_t value)
+{
+    /* Per thread, so no lock: a few distinct requests per program at most. */
+    static __thread uint64_t seen[32];
+    static __thread unsigned nseen;
+    if (!c->log_unimplemented)
+        return;
+    for (unsigned i = 0; i < nseen; i++)
+        if (seen[i] == value)
+            return;
+    if (nseen < 32)
+        seen[nseen++] = value;
+    fprintf(stderr, "elfemu: unsupported %s %#llx\n", what, (unsigned long long)value);
+}
+
 int64_t sys_read(struct cpu *c, const uint64_t a[6])
 {
     void *buf = guest_buf(c, a[1], a[2], PROT_WRITE);
-    return buf ? host_ret(syscall(SYS_read, (int)a[0], buf, a[2])) : -EFAULT;
+    return buf ? host_ret(syscall(SYS_read, (int)a[0], buf, a[2])) : fs_buf_error((int)a[0], 0);
 }
 
 int64_t sys_write(struct cpu *c, const uint64_t a[6])
 {
     uint64_t len = c->bits == 32 ? (uint32_t)a[2] : a[2];
     void *buf = guest_buf(c, a[1], len, PROT_READ);
-    return buf ? host_ret(syscall(SYS_write, (int)a[0], buf, len)) : -EFAULT;
+    return buf ? host_ret(syscall(SYS_write, (int)a[0], buf, len)) : fs_buf_error((int)a[0], 1);
+}
+
+/* pread/pwrite refuse unseekable files (-ESPIPE) before looking at the buffer. */
+static int64_t positional_buf_error(int fd, int want_write)
+{
+    int64_t e = fs_buf_error(fd, want_write);
+    if (e != -EBADF && lseek(fd, 0, SEEK_CUR) < 0 && errno == ESPIPE)
+        return -ESPIPE;
+    return e;
 }
 
 int64_t sys_pread64(struct cpu *c, const uint64_t a[6])
 {
     void *buf = guest_buf(c, a[1], a[2], PROT_WRITE);
-    return buf ? host_ret(syscall(SYS_pread64, (int)a[0], buf, a[2], a[3])) : -EFAULT;
+    return buf ? host_ret(syscall(SYS_pread64, (int)a[0], buf, a[2], a[3]))
+               : positional_buf_error((int)a[0], 0);
 }
 
 int64_t sys_pwrite64(struct cpu *c, const uint64_t a[6])
 {
     void *buf = guest_buf(c, a[1], a[2], PROT_READ);
-    return buf ? host_ret(syscall(SYS_pwrite64, (int)a[0], buf, a[2], a[3])) : -EFAULT;
-}
-
-/* Translate a guest iovec array; the buffers need prot.  0 or -errno. */
-static int iovec_arg(struct cpu *c, uint64_t addr, uint64_t n, int prot, struct iovec *out)
-{
-    if (n > IOV_MAX)
-        return -EINVAL;
-    const struct iovec *g = guest_buf(c, addr, n * sizeof(struct iovec), PROT_READ);
-    if (!g)
-        return -EFAULT;
-    for (uint64_t i = 0; i < n; i++) {
-        uint64_t base = (uint64_t)(uintptr_t)g[i].iov_base, len = g[i].iov_len;
-        if ((int64_t)len < 0)
-            return -EINVAL;
-        out[i].iov_base = guest_buf(c, base, len, prot);
-        out[i].iov_len = len;
-        if (!out[i].iov_base)
-            return -EFAULT;
-    }
-    return 0;
-}
-
-int64_t sys_readv(struct cpu *c, const uint64_t a[6])
-{
-    struct iovec iov[IOV_MAX];
-    int e = iovec_arg(c, a[1], a[2], PROT_WRITE, iov);
-    return e ? e : host_ret(syscall(SYS_readv, (int)a[0], iov, a[2]));
-}
-
-int64_t sys_writev(struct cpu *c, const uint64_t a[6])
-{
-    struct iovec iov[IOV_MAX];
-    int e = iovec_arg(c, a[1], a[2], PROT_READ, iov);
-    return e ? e : host_ret(syscall(SYS_writev, (int)a[0], iov, a[2]));
+    return buf ? host_ret(syscall(SYS_pwrite64, (int)a[0], buf, a[2], a[3]))
+               : positional_buf_error((int)a[0], 1);
 }
 
 int64_t sys_close(struct cpu *c, const uint64_t a[6])
@@ -102,8 +112,10 @@ int64_t sys_lseek(struct cpu *c, const uint64_t a[6])
 
 int64_t sys_fstat(struct cpu *c, const uint64_t a[6])
 {
-    void *st = guest_buf(c, a[1], sizeof(struct stat), PROT_WRITE);
-    return st ? host_ret(syscall(SYS_fstat, (int)a[0], st)) : -EFAULT;
+    struct stat st;
+    if (syscall(SYS_fstat, (int)a[0], &st) != 0)
+        return -errno;
+    return copy_to_guest(c, a[1], &st, sizeof(st));
 }
 
 int64_t sys_newfstatat(struct cpu *c, const uint64_t a[6])
@@ -127,6 +139,51 @@ int64_t sys_open(struct cpu *c, const uint64_t a[6])
 {
     const uint64_t b[6] = { (uint64_t)AT_FDCWD, a[0], a[1], a[2], 0, 0 };
     return sys_openat(c, b);
+}
+
+int64_t sys_creat(struct cpu *c, const uint64_t a[6])
+{
+    const uint64_t b[6] = { (uint64_t)AT_FDCWD, a[0], O_CREAT | O_WRONLY | O_TRUNC, a[1], 0, 0 };
+    return sys_openat(c, b);
+}
+
+/* openat2(dirfd, path, struct open_how *how, size): the structure is
+ * extensible (copy_struct_from_user()): smaller than the first version is
+ * -EINVAL, larger than a page -E2BIG, and bytes we do not know must be 0. */
+int64_t sys_openat2(struct cpu *c, const uint64_t a[6])
+{
+    uint64_t size = a[3];
+    if (size < 24) /* OPEN_HOW_SIZE_VER0 */
+        return -EINVAL;
+    if (size > MM_PAGE_SIZE)
+        return -E2BIG;
+    const uint8_t *g = guest_buf(c, a[2], size, PROT_READ);
+    if (!g)
+        return -EFAULT;
+    struct open_how how = { 0 };
+    memcpy(&how, g, size < sizeof(how) ? size : sizeof(how));
+    for (uint64_t i = sizeof(how); i < size; i++)
+        if (g[i])
+            return -E2BIG;
+    int err;
+    const char *p = guest_str(c, a[1], GUEST_PATH_MAX, &err);
+    if (!p)
+        return err;
+    struct host_path hp;
+    int flags = (how.flags & O_NOFOLLOW) ? PATH_NOFOLLOW : 0;
+    if ((err = path_resolve(c, (int)a[0], p, flags, &hp)))
+        return err;
+    /* A /proc view the emulator serves: opened as openat() would (the
+     * host's openat2 still validates how first). */
+    if (hp.proc) {
+        long r = syscall(SYS_openat2, -1, "", &how, sizeof(how));
+        if (r < 0 && errno == EINVAL)
+            return -EINVAL;
+        if (r >= 0)
+            close((int)r);
+        return path_openat(c, (int)a[0], p, (int)how.flags, (mode_t)how.mode);
+    }
+    return host_ret(syscall(SYS_openat2, hp.dirfd, hp.path, &how, sizeof(how)));
 }
 
 int64_t sys_faccessat2(struct cpu *c, const uint64_t a[6])
@@ -176,77 +233,31 @@ int64_t sys_getcwd(struct cpu *c, const uint64_t a[6])
     return buf ? path_getcwd(buf, a[1]) : -EFAULT;
 }
 
+/* A directory read with an unusable buffer: -EBADF, -ENOTDIR come first. */
+static int64_t dents_buf_error(int fd)
+{
+    struct stat st;
+    if (fcntl(fd, F_GETFL) < 0)
+        return -EBADF;
+    if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
+        return -ENOTDIR;
+    return -EFAULT;
+}
+
 int64_t sys_getdents64(struct cpu *c, const uint64_t a[6])
 {
-    void *buf = guest_buf(c, a[1], a[2], PROT_WRITE);
-    return buf ? host_ret(syscall(SYS_getdents64, (int)a[0], buf, a[2])) : -EFAULT;
+    unsigned count = (unsigned)a[2];
+    void *buf = guest_buf(c, a[1], count, PROT_WRITE);
+    return buf ? host_ret(syscall(SYS_getdents64, (int)a[0], buf, count)) : dents_buf_error((int)a[0]);
 }
 
-int64_t sys_dup(struct cpu *c, const uint64_t a[6])
+/* The old getdents (struct linux_dirent, d_type in the last byte of each
+ * record) has the same layout for x86_64 guests and the host. */
+int64_t sys_getdents(struct cpu *c, const uint64_t a[6])
 {
-    return host_ret(syscall(SYS_dup, (int)a[0]));
-}
-
-int64_t sys_dup2(struct cpu *c, const uint64_t a[6])
-{
-    return host_ret(syscall(SYS_dup2, (int)a[0], (int)a[1]));
-}
-
-int64_t sys_dup3(struct cpu *c, const uint64_t a[6])
-{
-    return host_ret(syscall(SYS_dup3, (int)a[0], (int)a[1], (int)a[2]));
-}
-
-int64_t sys_pipe2(struct cpu *c, const uint64_t a[6])
-{
-    void *fds = guest_buf(c, a[0], 2 * sizeof(int), PROT_WRITE);
-    return fds ? host_ret(syscall(SYS_pipe2, fds, (int)a[1])) : -EFAULT;
-}
-
-int64_t sys_fcntl(struct cpu *c, const uint64_t a[6])
-{
-    int fd = (int)a[0], cmd = (int)a[1];
-    switch (cmd) {
-    case F_DUPFD: case F_DUPFD_CLOEXEC: case F_GETFD: case F_SETFD: case F_GETFL:
-    case F_SETFL: case F_GETOWN: case F_SETOWN: case F_GETSIG: case F_SETSIG:
-    case F_GETLEASE: case F_SETLEASE: case F_NOTIFY: case F_GETPIPE_SZ: case F_SETPIPE_SZ:
-    case F_ADD_SEALS: case F_GET_SEALS:
-        return host_ret(syscall(SYS_fcntl, fd, cmd, a[2]));
-    case F_GETLK: case F_SETLK: case F_SETLKW: case F_OFD_GETLK: case F_OFD_SETLK:
-    case F_OFD_SETLKW: {
-        void *fl = guest_buf(c, a[2], sizeof(struct flock),
-                             cmd == F_GETLK || cmd == F_OFD_GETLK ? PROT_WRITE : PROT_READ);
-        return fl ? host_ret(syscall(SYS_fcntl, fd, cmd, fl)) : -EFAULT;
-    }
-    default:
-        fprintf(stderr, "elfemu: unsupported fcntl command %d: -EINVAL\n", cmd);
-        return -EINVAL;
-    }
-}
-
-/* ioctl: only requests whose argument size is known can be checked; the
- * others are refused and logged rather than handed a raw guest pointer. */
-int64_t sys_ioctl(struct cpu *c, const uint64_t a[6])
-{
-    int fd = (int)a[0];
-    unsigned long req = (unsigned long)(uint32_t)a[1];
-    size_t size;
-    int prot;
-    switch (req) {
-    case TCGETS: size = 36; prot = PROT_WRITE; break;              /* kernel struct termios */
-    case TCSETS: case TCSETSW: case TCSETSF: size = 36; prot = PROT_READ; break;
-    case TIOCGWINSZ: size = sizeof(struct winsize); prot = PROT_WRITE; break;
-    case TIOCSWINSZ: size = sizeof(struct winsize); prot = PROT_READ; break;
-    case TIOCGPGRP: case FIONREAD: case TIOCGSID: size = sizeof(int); prot = PROT_WRITE; break;
-    case TIOCSPGRP: case FIONBIO: case FIOASYNC: size = sizeof(int); prot = PROT_READ; break;
-    case FIOCLEX: case FIONCLEX: case TIOCSCTTY: case TIOCNOTTY:
-        return host_ret(syscall(SYS_ioctl, fd, req, a[2]));
-    default:
-        fprintf(stderr, "elfemu: unsupported ioctl %#lx on fd %d: -ENOTTY\n", req, fd);
-        return -ENOTTY;
-    }
-    void *arg = guest_buf(c, a[2], size, prot);
-    return arg ? host_ret(syscall(SYS_ioctl, fd, req, arg)) : -EFAULT;
+    unsigned count = (unsigned)a[2];
+    void *buf = guest_buf(c, a[1], count, PROT_WRITE);
+    return buf ? host_ret(syscall(SYS_getdents, (int)a[0], buf, count)) : dents_buf_error((int)a[0]);
 }
 
 int64_t sys_statfs(struct cpu *c, const uint64_t a[6])
@@ -261,6 +272,8 @@ int64_t sys_statfs(struct cpu *c, const uint64_t a[6])
 
 int64_t sys_fstatfs(struct cpu *c, const uint64_t a[6])
 {
-    void *st = guest_buf(c, a[1], sizeof(struct statfs), PROT_WRITE);
-    return st ? host_ret(syscall(SYS_fstatfs, (int)a[0], st)) : -EFAULT;
+    struct statfs st;
+    if (syscall(SYS_fstatfs, (int)a[0], &st) != 0)
+        return -errno;
+    return copy_to_guest(c, a[1], &st, sizeof(st));
 }

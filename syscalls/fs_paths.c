@@ -279,15 +279,3 @@ static int64_t listxattr_common(struct cpu *c, long nr, const uint64_t a[6], boo
 int64_t sys_listxattr(struct cpu *c, const uint64_t a[6]) { return listxattr_common(c, SYS_listxattr, a, false); }
 int64_t sys_llistxattr(struct cpu *c, const uint64_t a[6]) { return listxattr_common(c, SYS_llistxattr, a, false); }
 int64_t sys_flistxattr(struct cpu *c, const uint64_t a[6]) { return listxattr_common(c, SYS_flistxattr, a, true); }
-
-/* copy_file_range: descriptors and optional guest offsets. */
-int64_t sys_copy_file_range(struct cpu *c, const uint64_t a[6])
-{
-    void *off_in = NULL, *off_out = NULL;
-    if (a[1] && !(off_in = guest_buf(c, a[1], sizeof(int64_t), PROT_READ | PROT_WRITE)))
-        return -EFAULT;
-    if (a[3] && !(off_out = guest_buf(c, a[3], sizeof(int64_t), PROT_READ | PROT_WRITE)))
-        return -EFAULT;
-    return host_ret(syscall(SYS_copy_file_range, (int)a[0], off_in, (int)a[2], off_out, a[4],
-                            (unsigned)a[5]));
-}

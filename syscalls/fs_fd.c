@@ -1,0 +1,183 @@
+/* Descriptors for x86_64 guests: fcntl (every command), dup/dup2/dup3,
+ * pipe/pipe2, close_range, flock, memfd_create.
+ *
+ * fcntl's argument is an integer for most commands and a pointer for the
+ * lock and owner commands: each pointer command copies its structure
+ * through an explicit guest layout, and a command we do not know is
+ * refused (-EINVAL, as the kernel answers unknown commands) rather than
+ * handed to the host with a possibly unchecked pointer. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <sys/file.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "syscalls/fs.h"
+
+#ifndef F_LINUX_SPECIFIC_BASE
+#define F_LINUX_SPECIFIC_BASE 1024
+#endif
+#ifndef F_GETOWNER_UIDS
+#define F_GETOWNER_UIDS 17
+#endif
+#ifndef F_DUPFD_QUERY
+#define F_DUPFD_QUERY (F_LINUX_SPECIFIC_BASE + 3)
+#endif
+#ifndef F_CREATED_QUERY
+#define F_CREATED_QUERY (F_LINUX_SPECIFIC_BASE + 4)
+#endif
+
+/* struct flock as an x86_64 guest lays it out (include/uapi/asm-generic/fcntl.h). */
+struct guest_flock {
+    int16_t l_type, l_whence;
+    int64_t l_start, l_len;
+    int32_t l_pid;
+};
+_Static_assert(sizeof(struct guest_flock) == 32, "x86_64 struct flock");
+_Static_assert(offsetof(struct guest_flock, l_start) == 8, "x86_64 struct flock");
+_Static_assert(offsetof(struct guest_flock, l_pid) == 24, "x86_64 struct flock");
+
+/* struct f_owner_ex: { int type; pid_t pid; } */
+struct guest_owner_ex {
+    int32_t type, pid;
+};
+
+static int64_t fcntl_lock(struct cpu *c, int fd, int cmd, uint64_t arg)
+{
+    struct guest_flock g;
+    if (copy_from_guest(c, &g, arg, sizeof(g)))
+        return -EFAULT;
+    struct flock h = { .l_type = g.l_type, .l_whence = g.l_whence, .l_start = g.l_start,
+                       .l_len = g.l_len, .l_pid = g.l_pid };
+    if (syscall(SYS_fcntl, fd, cmd, &h) != 0)
+        return -errno;
+    if (cmd != F_GETLK && cmd != F_OFD_GETLK)
+        return 0;
+    /* F_GETLK reports the conflicting lock (its owner's pid is the guest's
+     * view too: guest pids are host pids) or F_UNLCK. */
+    g = (struct guest_flock){ .l_type = h.l_type, .l_whence = h.l_whence,
+                              .l_start = h.l_start, .l_len = h.l_len, .l_pid = h.l_pid };
+    return copy_to_guest(c, arg, &g, sizeof(g));
+}
+
+int64_t sys_fcntl(struct cpu *c, const uint64_t a[6])
+{
+    int fd = (int)a[0], cmd = (int)a[1];
+    uint64_t arg = a[2];
+    switch (cmd) {
+    /* Integer argument (or none). */
+    case F_DUPFD: case F_DUPFD_CLOEXEC: case F_GETFD: case F_SETFD: case F_GETFL:
+    case F_SETFL: case F_GETOWN: case F_SETOWN: case F_GETSIG: case F_SETSIG:
+    case F_GETLEASE: case F_SETLEASE: case F_NOTIFY: case F_GETPIPE_SZ: case F_SETPIPE_SZ:
+    case F_ADD_SEALS: case F_GET_SEALS: case F_DUPFD_QUERY: case F_CREATED_QUERY:
+        return host_ret(syscall(SYS_fcntl, fd, cmd, arg));
+    }
+    /* The pointer commands look at the descriptor first (fdget_raw()). */
+    if (fcntl(fd, F_GETFD) < 0)
+        return -EBADF;
+    switch (cmd) {
+    case F_GETLK: case F_SETLK: case F_SETLKW:
+    case F_OFD_GETLK: case F_OFD_SETLK: case F_OFD_SETLKW:
+        return fcntl_lock(c, fd, cmd, arg);
+    case F_GETOWN_EX: {
+        struct f_owner_ex h;
+        if (syscall(SYS_fcntl, fd, cmd, &h) != 0)
+            return -errno;
+        struct guest_owner_ex g = { .type = h.type, .pid = h.pid };
+        return copy_to_guest(c, arg, &g, sizeof(g));
+    }
+    case F_SETOWN_EX: {
+        struct guest_owner_ex g;
+        if (copy_from_guest(c, &g, arg, sizeof(g)))
+            return -EFAULT;
+        struct f_owner_ex h = { .type = (enum __pid_type)g.type, .pid = g.pid };
+        return host_ret(syscall(SYS_fcntl, fd, cmd, &h));
+    }
+    case F_GETOWNER_UIDS: {
+        uint32_t uids[2];
+        if (syscall(SYS_fcntl, fd, cmd, uids) != 0)
+            return -errno;
+        return copy_to_guest(c, arg, uids, sizeof(uids));
+    }
+    case F_GET_RW_HINT: case F_GET_FILE_RW_HINT: {
+        uint64_t hint;
+        if (syscall(SYS_fcntl, fd, cmd, &hint) != 0)
+            return -errno;
+        return copy_to_guest(c, arg, &hint, sizeof(hint));
+    }
+    case F_SET_RW_HINT: case F_SET_FILE_RW_HINT: {
+        uint64_t hint;
+        if (copy_from_guest(c, &hint, arg, sizeof(hint)))
+            return -EFAULT;
+        return host_ret(syscall(SYS_fcntl, fd, cmd, &hint));
+    }
+    default:
+        fs_log_once(c, "fcntl command (-EINVAL)", (uint64_t)(unsigned)cmd);
+        return -EINVAL;
+    }
+}
+
+int64_t sys_dup(struct cpu *c, const uint64_t a[6])
+{
+    return host_ret(syscall(SYS_dup, (int)a[0]));
+}
+
+int64_t sys_dup2(struct cpu *c, const uint64_t a[6])
+{
+    return host_ret(syscall(SYS_dup2, (int)a[0], (int)a[1]));
+}
+
+int64_t sys_dup3(struct cpu *c, const uint64_t a[6])
+{
+    return host_ret(syscall(SYS_dup3, (int)a[0], (int)a[1], (int)a[2]));
+}
+
+/* pipe2: like do_pipe2(), the descriptors exist only if they reach the
+ * guest: a bad pointer closes them again and gives -EFAULT. */
+int64_t sys_pipe2(struct cpu *c, const uint64_t a[6])
+{
+    int fds[2];
+    if (syscall(SYS_pipe2, fds, (int)a[1]) != 0)
+        return -errno;
+    if (copy_to_guest(c, a[0], fds, sizeof(fds))) {
+        close(fds[0]);
+        close(fds[1]);
+        return -EFAULT;
+    }
+    return 0;
+}
+
+int64_t sys_pipe(struct cpu *c, const uint64_t a[6])
+{
+    const uint64_t b[6] = { a[0], 0, 0, 0, 0, 0 };
+    return sys_pipe2(c, b);
+}
+
+int64_t sys_close_range(struct cpu *c, const uint64_t a[6])
+{
+    return host_ret(syscall(SYS_close_range, (unsigned)a[0], (unsigned)a[1], (unsigned)a[2]));
+}
+
+int64_t sys_flock(struct cpu *c, const uint64_t a[6])
+{
+    return host_ret(syscall(SYS_flock, (int)a[0], (int)a[1]));
+}
+
+/* memfd_create(name, flags): the flags are checked before the name; a name
+ * longer than the kernel's limit is -EINVAL, which the host reports for
+ * any name we can fetch. */
+int64_t sys_memfd_create(struct cpu *c, const uint64_t a[6])
+{
+    int err;
+    const char *name = guest_str(c, a[0], GUEST_PATH_MAX, &err);
+    if (!name) {
+        /* Let the host judge the flags first (a bad flag wins over a bad name). */
+        long r = syscall(SYS_memfd_create, "", (unsigned)a[1]);
+        if (r < 0)
+            return -errno;
+        close((int)r);
+        return err == -ENAMETOOLONG ? -EINVAL : err;
+    }
+    return host_ret(syscall(SYS_memfd_create, name, (unsigned)a[1]));
+}
