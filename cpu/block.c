@@ -177,11 +177,26 @@ void cpu_code_writable(struct cpu *c, uint64_t start, uint64_t end)
     /* Code on pages the guest cannot write is never in the way. */
     if (!r || __atomic_load_n(&r->nprotected, __ATOMIC_RELAXED) == 0 || end <= start)
         return;
+    uint64_t first = mm_page_down(start);
     mm_lock(c->mm);
-    for (uint64_t p = mm_page_down(start); p < end && r->nprotected; p += MM_PAGE_SIZE) {
-        struct code_page **slot = reg_slot(r, p);
-        if (*slot && (*slot)->write_protected)
-            invalidate_locked(c->mm, p, p + MM_PAGE_SIZE);
+    if ((end - first) / MM_PAGE_SIZE <= 4 * r->npages) {
+        for (uint64_t p = first; p < end && r->nprotected; p += MM_PAGE_SIZE) {
+            struct code_page **slot = reg_slot(r, p);
+            if (*slot && (*slot)->write_protected)
+                invalidate_locked(c->mm, p, p + MM_PAGE_SIZE);
+        }
+    } else {
+        /* A large buffer (read(fd, buf, 1 GiB) with a short file): visit
+         * the code pages instead of every page of the range.  Releasing
+         * one removes it from its chain, so the slot then holds the next. */
+        for (unsigned i = 0; i < (1u << PAGE_HASH_BITS) && r->nprotected; i++)
+            for (struct code_page **slot = &r->pages[i]; *slot;) {
+                struct code_page *p = *slot;
+                if (p->write_protected && p->page >= first && p->page < end)
+                    invalidate_locked(c->mm, p->page, p->page + MM_PAGE_SIZE);
+                else
+                    slot = &p->next;
+            }
     }
     mm_unlock(c->mm);
 }

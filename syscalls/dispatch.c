@@ -98,6 +98,16 @@ void *guest_buf(struct cpu *c, uint64_t addr, uint64_t len, int prot)
     return c->mm->base + addr;
 }
 
+void *guest_ptr(struct cpu *c, uint64_t addr, uint64_t len, int prot)
+{
+    uint64_t limit = c->bits == 32 && c->mm->size > (1ull << 32) ? (1ull << 32) : c->mm->size;
+    if (len > limit || addr > limit - len)
+        return HOST_FAULT_ADDR;
+    if (prot & PROT_WRITE)
+        cpu_code_writable(c, addr, addr + len);
+    return c->mm->base + addr;
+}
+
 const char *guest_str(struct cpu *c, uint64_t addr, uint64_t max, int *err)
 {
     *err = -EFAULT;

@@ -21,32 +21,24 @@
 #include "syscalls/paths.h"
 #include "syscalls/syscalls.h"
 
-/* Fetch a guest path argument and translate it (syscalls/paths.c: the -L
- * root, the /proc views) relative to dirfd; 0 or -errno. */
-static int path_arg(struct cpu *c, int dirfd, uint64_t addr, int flags, struct host_path *hp)
+/* A guest path argument translated for the host (syscalls/paths.c: the -L
+ * root, the /proc views) relative to dirfd; 0 or -errno of the translation.
+ * An unreadable or overlong path is no error here: hp then carries the
+ * guest's own address (guest_ptr()), and the host call that follows fails
+ * on it with -EFAULT or -ENAMETOOLONG in the kernel's order, after the
+ * flags and descriptors were checked, exactly as Linux answers.  So hp.path
+ * may only be handed to host calls. */
+int fs_path_arg(struct cpu *c, int dirfd, uint64_t addr, int flags, struct host_path *hp)
 {
     int err;
     const char *p = guest_str(c, addr, GUEST_PATH_MAX, &err);
-    return p ? path_resolve(c, dirfd, p, flags, hp) : err;
-}
-
-int fs_path_arg(struct cpu *c, int dirfd, uint64_t addr, int flags, struct host_path *hp)
-{
-    return path_arg(c, dirfd, addr, flags, hp);
-}
-
-int64_t fs_buf_error(int fd, int want_write)
-{
-    int fl = fcntl(fd, F_GETFL);
-    if (fl < 0 || (fl & O_PATH))
-        return -EBADF;
-    int acc = fl & O_ACCMODE;
-    if (want_write ? acc == O_RDONLY : acc == O_WRONLY)
-        return -EBADF;
-    struct stat st;
-    if (!want_write && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
-        return -EISDIR;
-    return -EFAULT;
+    if (p)
+        return path_resolve(c, dirfd, p, flags, hp);
+    hp->dirfd = dirfd;
+    hp->path = guest_ptr(c, addr, 1, PROT_READ);
+    hp->proc = 0;
+    hp->tid = 0;
+    return 0;
 }
 
 void fs_log_once(struct cpu *c, const char *what, uint64_t value)
@@ -66,38 +58,23 @@ void fs_log_once(struct cpu *c, const char *what, uint64_t value)
 
 int64_t sys_read(struct cpu *c, const uint64_t a[6])
 {
-    void *buf = guest_buf(c, a[1], a[2], PROT_WRITE);
-    return buf ? host_ret(syscall(SYS_read, (int)a[0], buf, a[2])) : fs_buf_error((int)a[0], 0);
+    return host_ret(syscall(SYS_read, (int)a[0], guest_ptr(c, a[1], a[2], PROT_WRITE), a[2]));
 }
 
 int64_t sys_write(struct cpu *c, const uint64_t a[6])
 {
     uint64_t len = c->bits == 32 ? (uint32_t)a[2] : a[2];
-    void *buf = guest_buf(c, a[1], len, PROT_READ);
-    return buf ? host_ret(syscall(SYS_write, (int)a[0], buf, len)) : fs_buf_error((int)a[0], 1);
-}
-
-/* pread/pwrite refuse unseekable files (-ESPIPE) before looking at the buffer. */
-static int64_t positional_buf_error(int fd, int want_write)
-{
-    int64_t e = fs_buf_error(fd, want_write);
-    if (e != -EBADF && lseek(fd, 0, SEEK_CUR) < 0 && errno == ESPIPE)
-        return -ESPIPE;
-    return e;
+    return host_ret(syscall(SYS_write, (int)a[0], guest_ptr(c, a[1], len, PROT_READ), len));
 }
 
 int64_t sys_pread64(struct cpu *c, const uint64_t a[6])
 {
-    void *buf = guest_buf(c, a[1], a[2], PROT_WRITE);
-    return buf ? host_ret(syscall(SYS_pread64, (int)a[0], buf, a[2], a[3]))
-               : positional_buf_error((int)a[0], 0);
+    return host_ret(syscall(SYS_pread64, (int)a[0], guest_ptr(c, a[1], a[2], PROT_WRITE), a[2], a[3]));
 }
 
 int64_t sys_pwrite64(struct cpu *c, const uint64_t a[6])
 {
-    void *buf = guest_buf(c, a[1], a[2], PROT_READ);
-    return buf ? host_ret(syscall(SYS_pwrite64, (int)a[0], buf, a[2], a[3]))
-               : positional_buf_error((int)a[0], 1);
+    return host_ret(syscall(SYS_pwrite64, (int)a[0], guest_ptr(c, a[1], a[2], PROT_READ), a[2], a[3]));
 }
 
 int64_t sys_close(struct cpu *c, const uint64_t a[6])
@@ -121,18 +98,21 @@ int64_t sys_fstat(struct cpu *c, const uint64_t a[6])
 int64_t sys_newfstatat(struct cpu *c, const uint64_t a[6])
 {
     struct host_path hp;
-    int err = path_arg(c, (int)a[0], a[1], (a[3] & AT_SYMLINK_NOFOLLOW) ? PATH_NOFOLLOW : 0, &hp);
+    int err = fs_path_arg(c, (int)a[0], a[1], (a[3] & AT_SYMLINK_NOFOLLOW) ? PATH_NOFOLLOW : 0, &hp);
     if (err)
         return err;
-    void *st = guest_buf(c, a[2], sizeof(struct stat), PROT_WRITE);
-    return st ? host_ret(syscall(SYS_newfstatat, hp.dirfd, hp.path, st, (int)a[3])) : -EFAULT;
+    void *st = guest_ptr(c, a[2], sizeof(struct stat), PROT_WRITE);
+    return host_ret(syscall(SYS_newfstatat, hp.dirfd, hp.path, st, (int)a[3]));
 }
 
 int64_t sys_openat(struct cpu *c, const uint64_t a[6])
 {
     int err;
     const char *p = guest_str(c, a[1], GUEST_PATH_MAX, &err);
-    return p ? path_openat(c, (int)a[0], p, (int)a[2], (mode_t)a[3]) : err;
+    if (!p) /* the host checks flags first, then fails on the path (fs_path_arg()) */
+        return host_ret(syscall(SYS_openat, (int)a[0], guest_ptr(c, a[1], 1, PROT_READ),
+                                (int)a[2], (mode_t)a[3]));
+    return path_openat(c, (int)a[0], p, (int)a[2], (mode_t)a[3]);
 }
 
 int64_t sys_open(struct cpu *c, const uint64_t a[6])
@@ -189,7 +169,7 @@ int64_t sys_openat2(struct cpu *c, const uint64_t a[6])
 int64_t sys_faccessat2(struct cpu *c, const uint64_t a[6])
 {
     struct host_path hp;
-    int err = path_arg(c, (int)a[0], a[1], (a[3] & AT_SYMLINK_NOFOLLOW) ? PATH_NOFOLLOW : 0, &hp);
+    int err = fs_path_arg(c, (int)a[0], a[1], (a[3] & AT_SYMLINK_NOFOLLOW) ? PATH_NOFOLLOW : 0, &hp);
     if (err)
         return err;
     return host_ret(syscall(SYS_faccessat2, hp.dirfd, hp.path, (int)a[2], (int)a[3]));
@@ -209,16 +189,20 @@ int64_t sys_access(struct cpu *c, const uint64_t a[6])
 
 int64_t sys_readlinkat(struct cpu *c, const uint64_t a[6])
 {
+    /* do_readlinkat(): the size, then the path, then the buffer. */
+    if ((int)a[3] <= 0)
+        return -EINVAL;
     int err;
     const char *g = guest_str(c, a[1], GUEST_PATH_MAX, &err);
     if (!g)
-        return err;
-    if ((int64_t)a[3] <= 0)
-        return -EINVAL;
-    void *out = guest_buf(c, a[2], a[3], PROT_WRITE);
-    if (!out)
+        return host_ret(syscall(SYS_readlinkat, (int)a[0], guest_ptr(c, a[1], 1, PROT_READ),
+                                guest_ptr(c, a[2], a[3], PROT_WRITE), (int)a[3]));
+    char target[PATH_MAX];
+    size_t size = (unsigned)a[3] < sizeof(target) ? (unsigned)a[3] : sizeof(target);
+    int64_t n = path_readlinkat(c, (int)a[0], g, target, size);
+    if (n > 0 && copy_to_guest(c, a[2], target, (uint64_t)n))
         return -EFAULT;
-    return path_readlinkat(c, (int)a[0], g, out, a[3]);
+    return n;
 }
 
 int64_t sys_readlink(struct cpu *c, const uint64_t a[6])
@@ -229,26 +213,18 @@ int64_t sys_readlink(struct cpu *c, const uint64_t a[6])
 
 int64_t sys_getcwd(struct cpu *c, const uint64_t a[6])
 {
-    void *buf = guest_buf(c, a[0], a[1], PROT_WRITE);
-    return buf ? path_getcwd(buf, a[1]) : -EFAULT;
-}
-
-/* A directory read with an unusable buffer: -EBADF, -ENOTDIR come first. */
-static int64_t dents_buf_error(int fd)
-{
-    struct stat st;
-    if (fcntl(fd, F_GETFL) < 0)
-        return -EBADF;
-    if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
-        return -ENOTDIR;
-    return -EFAULT;
+    /* The kernel builds the path, checks the size (-ERANGE), then copies. */
+    char cwd[PATH_MAX + 1];
+    int64_t n = path_getcwd(cwd, a[1] < sizeof(cwd) ? a[1] : sizeof(cwd));
+    if (n > 0 && copy_to_guest(c, a[0], cwd, (uint64_t)n))
+        return -EFAULT;
+    return n;
 }
 
 int64_t sys_getdents64(struct cpu *c, const uint64_t a[6])
 {
     unsigned count = (unsigned)a[2];
-    void *buf = guest_buf(c, a[1], count, PROT_WRITE);
-    return buf ? host_ret(syscall(SYS_getdents64, (int)a[0], buf, count)) : dents_buf_error((int)a[0]);
+    return host_ret(syscall(SYS_getdents64, (int)a[0], guest_ptr(c, a[1], count, PROT_WRITE), count));
 }
 
 /* The old getdents (struct linux_dirent, d_type in the last byte of each
@@ -256,18 +232,16 @@ int64_t sys_getdents64(struct cpu *c, const uint64_t a[6])
 int64_t sys_getdents(struct cpu *c, const uint64_t a[6])
 {
     unsigned count = (unsigned)a[2];
-    void *buf = guest_buf(c, a[1], count, PROT_WRITE);
-    return buf ? host_ret(syscall(SYS_getdents, (int)a[0], buf, count)) : dents_buf_error((int)a[0]);
+    return host_ret(syscall(SYS_getdents, (int)a[0], guest_ptr(c, a[1], count, PROT_WRITE), count));
 }
 
 int64_t sys_statfs(struct cpu *c, const uint64_t a[6])
 {
     struct host_path hp;
-    int err = path_arg(c, AT_FDCWD, a[0], 0, &hp);
+    int err = fs_path_arg(c, AT_FDCWD, a[0], 0, &hp);
     if (err)
         return err;
-    void *st = guest_buf(c, a[1], sizeof(struct statfs), PROT_WRITE);
-    return st ? host_ret(syscall(SYS_statfs, hp.path, st)) : -EFAULT;
+    return host_ret(syscall(SYS_statfs, hp.path, guest_ptr(c, a[1], sizeof(struct statfs), PROT_WRITE)));
 }
 
 int64_t sys_fstatfs(struct cpu *c, const uint64_t a[6])

@@ -15,19 +15,18 @@
 /* Fetch a guest path argument and translate it for the host relative to
  * dirfd (syscalls/paths.c: the -L root, the /proc views; flags
  * PATH_NOFOLLOW); then call the host with hp->dirfd, hp->path.  0 or -errno
- * (-EFAULT, -ENAMETOOLONG, -ENOENT...). */
+ * of the translation (-ENOENT...).  An unreadable or overlong path gives 0
+ * and the guest's own address in hp->path: the host call then fails on it
+ * in the kernel's order, so hp->path may only be handed to host calls. */
 int fs_path_arg(struct cpu *c, int dirfd, uint64_t addr, int flags, struct host_path *hp);
 
-/* The error for a guest buffer that failed guest_buf() in a call on fd: the
- * kernel looks at the descriptor before it touches the buffer, so a bad fd
- * (or one not open for the direction: want_write) gives -EBADF and a
- * directory read gives -EISDIR before -EFAULT. */
-int64_t fs_buf_error(int fd, int want_write);
-
-/* Translate a guest iovec array of n entries (n <= IOV_MAX, else -EINVAL)
- * into out[]; every element's buffer is checked for prot (-EFAULT), a
- * negative length gives -EINVAL as in the kernel's import_iovec(). */
-int fs_iovec_arg(struct cpu *c, uint64_t addr, uint64_t n, int prot, struct iovec *out);
+/* Translate a guest iovec array of n entries into out[] (IOV_MAX entries)
+ * for a host call: each base through guest_ptr(), lengths unchanged.  The
+ * vector to hand to the host: out, or HOST_FAULT_ADDR when the array cannot
+ * be read or n is over IOV_MAX, so that the host fails the call (-EFAULT,
+ * -EINVAL) after checking the descriptor, as the kernel does. */
+const struct iovec *fs_iovec_arg(struct cpu *c, uint64_t addr, uint64_t n, int prot,
+                                struct iovec *out);
 
 /* Guest timespec / timeval (x86_64 layout: two 64-bit fields). */
 struct guest_timespec {

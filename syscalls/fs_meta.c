@@ -14,8 +14,6 @@
 #ifndef SYS_fchmodat2
 #define SYS_fchmodat2 452
 #endif
-#define XATTR_NAME_MAX_ 255
-#define XATTR_SIZE_MAX_ 65536
 
 int64_t sys_mknodat(struct cpu *c, const uint64_t a[6])
 {
@@ -96,19 +94,6 @@ int64_t sys_utime(struct cpu *c, const uint64_t a[6])
     return host_ret(syscall(SYS_utime, hp.path, a[1] ? &h : NULL));
 }
 
-/* An attribute name: 1..255 bytes, else -ERANGE (strncpy_from_user() in setxattr()). */
-static const char *xattr_name(struct cpu *c, uint64_t addr, int *err)
-{
-    const char *name = guest_str(c, addr, XATTR_NAME_MAX_ + 1, err);
-    if (!name && *err == -ENAMETOOLONG)
-        *err = -ERANGE;
-    if (name && !name[0]) {
-        *err = -ERANGE;
-        return NULL;
-    }
-    return name;
-}
-
 /* setxattr family: which = 0 path, 1 lpath, 2 fd. */
 static int64_t setxattr_common(struct cpu *c, const uint64_t a[6], long nr, int which)
 {
@@ -120,14 +105,10 @@ static int64_t setxattr_common(struct cpu *c, const uint64_t a[6], long nr, int 
             return err;
         p = hp.path; /* no *at form: path_resolve() made it absolute if needed */
     }
-    const char *name = xattr_name(c, a[1], &err);
-    if (!name)
-        return err;
-    if (a[3] > XATTR_SIZE_MAX_)
-        return -E2BIG;
-    const void *value = guest_buf(c, a[2], a[3], PROT_READ);
-    if (!value)
-        return -EFAULT;
+    /* The host reads the name and the value from guest memory itself and
+     * checks them in the kernel's order (-ERANGE, -E2BIG, -EFAULT). */
+    const char *name = guest_ptr(c, a[1], 1, PROT_READ);
+    const void *value = guest_ptr(c, a[2], a[3], PROT_READ);
     if (which == 2)
         return host_ret(syscall(nr, (int)a[0], name, value, (size_t)a[3], (int)a[4]));
     return host_ret(syscall(nr, p, name, value, (size_t)a[3], (int)a[4]));
@@ -147,9 +128,7 @@ static int64_t removexattr_common(struct cpu *c, const uint64_t a[6], long nr, i
             return err;
         p = hp.path; /* no *at form: path_resolve() made it absolute if needed */
     }
-    const char *name = xattr_name(c, a[1], &err);
-    if (!name)
-        return err;
+    const char *name = guest_ptr(c, a[1], 1, PROT_READ);
     return host_ret(which == 2 ? syscall(nr, (int)a[0], name) : syscall(nr, p, name));
 }
 

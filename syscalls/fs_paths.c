@@ -12,24 +12,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "syscalls/fs.h"
 #include "syscalls/paths.h"
 #include "syscalls/syscalls.h"
-
-#define GUEST_PATH_MAX 4096
-
-/* A checked guest path translated for the host (syscalls/paths.c: the -L
- * root, the /proc views) relative to dirfd; 0 or -errno. */
-static int path(struct cpu *c, int dirfd, uint64_t addr, int flags, struct host_path *hp)
-{
-    int err;
-    const char *p = guest_str(c, addr, GUEST_PATH_MAX, &err);
-    return p ? path_resolve(c, dirfd, p, flags, hp) : err;
-}
 
 #define PATH_OR_RETURN(var, dirfd, addr, flags)                                         \
     struct host_path var;                                                               \
     do {                                                                                \
-        int err_ = path(c, (dirfd), (addr), (flags), &var);                             \
+        int err_ = fs_path_arg(c, (dirfd), (addr), (flags), &var);                             \
         if (err_)                                                                       \
             return err_;                                                                \
     } while (0)
@@ -51,9 +41,7 @@ int64_t sys_lstat(struct cpu *c, const uint64_t a[6])
 int64_t sys_statx(struct cpu *c, const uint64_t a[6])
 {
     PATH_OR_RETURN(p, (int)a[0], a[1], NOFOLLOW_IF(a[2], AT_SYMLINK_NOFOLLOW));
-    void *buf = guest_buf(c, a[4], sizeof(struct statx), PROT_WRITE);
-    if (!buf)
-        return -EFAULT;
+    void *buf = guest_ptr(c, a[4], sizeof(struct statx), PROT_WRITE);
     return host_ret(syscall(SYS_statx, p.dirfd, p.path, (int)a[2], (unsigned)a[3], buf));
 }
 
@@ -195,13 +183,11 @@ int64_t sys_utimensat(struct cpu *c, const uint64_t a[6])
 {
     struct host_path hp = { .dirfd = (int)a[0], .path = NULL };
     if (a[1]) { /* NULL: the descriptor itself */
-        int err = path(c, (int)a[0], a[1], NOFOLLOW_IF(a[3], AT_SYMLINK_NOFOLLOW), &hp);
+        int err = fs_path_arg(c, (int)a[0], a[1], NOFOLLOW_IF(a[3], AT_SYMLINK_NOFOLLOW), &hp);
         if (err)
             return err;
     }
-    const void *ts = NULL;
-    if (a[2] && !(ts = guest_buf(c, a[2], 2 * sizeof(struct timespec), PROT_READ)))
-        return -EFAULT;
+    const void *ts = a[2] ? guest_ptr(c, a[2], 2 * sizeof(struct timespec), PROT_READ) : NULL;
     return host_ret(syscall(SYS_utimensat, hp.dirfd, hp.path, ts, (int)a[3]));
 }
 
@@ -241,18 +227,14 @@ static int64_t getxattr_common(struct cpu *c, long nr, const uint64_t a[6], bool
 {
     struct host_path hp = { .path = NULL };
     if (!by_fd) {
-        int e = path(c, AT_FDCWD, a[0], nr == SYS_lgetxattr ? PATH_NOFOLLOW : 0, &hp);
+        int e = fs_path_arg(c, AT_FDCWD, a[0], nr == SYS_lgetxattr ? PATH_NOFOLLOW : 0, &hp);
         if (e)
             return e;
     }
+    /* The host reads the name and fills the value in guest memory itself. */
     const char *p = hp.path;
-    int err;
-    const char *name = guest_str(c, a[1], 256, &err);
-    if (!name)
-        return err == -ENAMETOOLONG ? -ERANGE : err;
-    void *value = guest_buf(c, a[2], a[3], PROT_WRITE);
-    if (!value)
-        return -EFAULT;
+    const char *name = guest_ptr(c, a[1], 1, PROT_READ);
+    void *value = guest_ptr(c, a[2], a[3], PROT_WRITE);
     return host_ret(by_fd ? syscall(nr, (int)a[0], name, value, a[3])
                           : syscall(nr, p, name, value, a[3]));
 }
@@ -265,14 +247,12 @@ static int64_t listxattr_common(struct cpu *c, long nr, const uint64_t a[6], boo
 {
     struct host_path hp = { .path = NULL };
     if (!by_fd) {
-        int e = path(c, AT_FDCWD, a[0], nr == SYS_llistxattr ? PATH_NOFOLLOW : 0, &hp);
+        int e = fs_path_arg(c, AT_FDCWD, a[0], nr == SYS_llistxattr ? PATH_NOFOLLOW : 0, &hp);
         if (e)
             return e;
     }
     const char *p = hp.path;
-    void *list = guest_buf(c, a[1], a[2], PROT_WRITE);
-    if (!list)
-        return -EFAULT;
+    void *list = guest_ptr(c, a[1], a[2], PROT_WRITE);
     return host_ret(by_fd ? syscall(nr, (int)a[0], list, a[2]) : syscall(nr, p, list, a[2]));
 }
 

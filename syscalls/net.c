@@ -10,7 +10,6 @@
 #include <linux/filter.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -22,33 +21,9 @@
 
 /* ------------------------------------------------------------ pointers */
 
-#define FAULT_REGION_SIZE (64 * 1024)
-
-static pthread_once_t fault_once = PTHREAD_ONCE_INIT;
-static void *fault_region; /* written once under fault_once, then only read */
-
-static void fault_region_init(void)
-{
-    /* PROT_NONE reserves no memory; the host kernel's first access to any
-     * byte of it fails, and it copies from the start of a buffer. */
-    void *p = mmap(NULL, FAULT_REGION_SIZE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                   -1, 0);
-    /* Page zero never maps (vm.mmap_min_addr), the fallback if mmap fails. */
-    fault_region = p == MAP_FAILED ? (void *)(uintptr_t)1 : p;
-}
-
-void *net_fault(void)
-{
-    pthread_once(&fault_once, fault_region_init);
-    return fault_region;
-}
-
 void *net_uptr(struct cpu *c, uint64_t addr, uint64_t len, int prot)
 {
-    if (addr == 0)
-        return NULL;
-    void *p = guest_buf(c, addr, len, prot);
-    return p ? p : net_fault();
+    return addr ? guest_ptr(c, addr, len, prot) : NULL;
 }
 
 const void *net_addr_in(struct cpu *c, uint64_t addr, int *len, struct sockaddr_storage *ss,

@@ -12,16 +12,11 @@
 #include "syscalls/syscalls.h"
 
 /* The host pointer to hand the host kernel for a guest buffer: NULL for a
- * guest NULL (several calls give NULL a meaning), the checked host address
- * of a valid buffer, or else the start of a host region that is never
- * accessible.  The host kernel then fails with EFAULT at exactly the step of
- * its argument checks where the native kernel would, after EBADF, ENOTSOCK,
- * EINVAL and the other checks it makes first. */
+ * guest NULL (several calls give NULL a meaning), else guest_ptr()'s.  The
+ * host kernel then fails with EFAULT at exactly the step of its argument
+ * checks where the native kernel would, after EBADF, ENOTSOCK, EINVAL and
+ * the other checks it makes first. */
 void *net_uptr(struct cpu *c, uint64_t addr, uint64_t len, int prot);
-
-/* That never-accessible host region: for a guest argument the host kernel
- * rejects before it reads it, or must fail to read. */
-void *net_fault(void);
 
 /* A socket address the call reads (bind, connect, sendto, msg_name of
  * sendmsg): *len is the guest's length.  Copies a valid address into *ss and

@@ -70,7 +70,7 @@ static int msg_in(struct cpu *c, const struct guest_msghdr *g, int prot, struct 
     }
 
     h->msg_iovlen = g->iovlen;
-    h->msg_iov = net_fault(); /* a longer array is EMSGSIZE before it is read */
+    h->msg_iov = HOST_FAULT_ADDR; /* a longer array is EMSGSIZE before it is read */
     if (g->iovlen <= MAX_IOV) {
         uint64_t size = g->iovlen * sizeof(struct guest_iovec);
         const struct guest_iovec *gi = guest_buf(c, g->iov, size, PROT_READ);
@@ -160,7 +160,7 @@ static int64_t mmsg(struct cpu *c, const uint64_t a[6], int recv)
 
     struct timespec ts, *tsp = NULL;
     if (recv && a[4])
-        tsp = copy_from_guest(c, &ts, a[4], sizeof(ts)) == 0 ? &ts : net_fault();
+        tsp = copy_from_guest(c, &ts, a[4], sizeof(ts)) == 0 ? &ts : HOST_FAULT_ADDR;
 
     struct guest_mmsghdr *g = calloc(vlen ? vlen : 1, sizeof(*g));
     if (!g)

@@ -70,14 +70,13 @@ int64_t sys_rseq(struct cpu *c, const uint64_t a[6])
 
 int64_t sys_getrandom(struct cpu *c, const uint64_t a[6])
 {
-    void *buf = guest_buf(c, a[0], a[1], PROT_WRITE);
-    return buf ? host_ret(syscall(SYS_getrandom, buf, a[1], (unsigned)a[2])) : -EFAULT;
+    return host_ret(syscall(SYS_getrandom, guest_ptr(c, a[0], a[1], PROT_WRITE), a[1],
+                            (unsigned)a[2]));
 }
 
 int64_t sys_sysinfo(struct cpu *c, const uint64_t a[6])
 {
-    void *info = guest_buf(c, a[0], sizeof(struct sysinfo), PROT_WRITE);
-    return info ? host_ret(syscall(SYS_sysinfo, info)) : -EFAULT;
+    return host_ret(syscall(SYS_sysinfo, guest_ptr(c, a[0], sizeof(struct sysinfo), PROT_WRITE)));
 }
 
 int64_t sys_membarrier(struct cpu *c, const uint64_t a[6])

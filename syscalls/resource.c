@@ -133,11 +133,12 @@ int64_t sys_getrlimit(struct cpu *c, const uint64_t a[6])
 
 int64_t sys_setrlimit(struct cpu *c, const uint64_t a[6])
 {
+    /* The kernel copies the limit in before it looks at the resource. */
     struct rlimit rl;
-    if ((uint32_t)a[0] >= RLIM_NLIMITS_KERNEL)
-        return -EINVAL;
     if (copy_from_guest(c, &rl, a[1], sizeof(rl)) != 0)
         return -EFAULT;
+    if ((uint32_t)a[0] >= RLIM_NLIMITS_KERNEL)
+        return -EINVAL;
     return do_prlimit((int)a[0], &rl, NULL);
 }
 
@@ -148,13 +149,14 @@ int64_t sys_prlimit64(struct cpu *c, const uint64_t a[6])
     struct rlimit nl, ol;
     if (a[2] && copy_from_guest(c, &nl, a[2], sizeof(nl)) != 0)
         return -EFAULT;
-    if ((unsigned)resource >= RLIM_NLIMITS_KERNEL)
-        return -EINVAL;
-    if (a[2] && nl.rlim_cur > nl.rlim_max)
-        return -EINVAL;
     int r;
-    /* The caller's own process: pid 0, its pid or one of its thread ids. */
+    /* The caller's own process: pid 0, its pid or one of its thread ids.
+     * The kernel finds the task (-ESRCH) before it checks the resource. */
     if (pid == 0 || pid == getpid() || (pid > 0 && syscall(SYS_tgkill, getpid(), pid, 0) == 0)) {
+        if ((unsigned)resource >= RLIM_NLIMITS_KERNEL)
+            return -EINVAL;
+        if (a[2] && nl.rlim_cur > nl.rlim_max)
+            return -EINVAL;
         r = do_prlimit(resource, a[2] ? &nl : NULL, a[3] ? &ol : NULL);
     } else {
         /* Another process: its host limits (an emulated RLIMIT_AS/DATA of

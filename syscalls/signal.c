@@ -259,6 +259,10 @@ void sig_init(struct cpu *c)
     uint64_t old = host_block_all();
     free(c->sigt);
     c->sigt = new_thread_state();
+    /* A process's first thread keeps the flags it inherited, 0 from init
+     * (only a new thread gets SS_DISABLE, sas_ss_reset()): sigaltstack()
+     * with {0, 0, 0} is then "no change" and succeeds, as natively. */
+    c->sigt->ss_flags = 0;
     self = c;
     /* What we inherited is the guest's: an ignored signal stays ignored
      * (nohup, a shell's background job) and the mask is the guest's mask. */

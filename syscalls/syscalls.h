@@ -33,6 +33,21 @@ extern const char *sys_spec_64[SYS_TABLE_SIZE], *sys_spec_32[SYS_TABLE_SIZE];
  * A writable buffer on a page holding decoded code is released first. */
 void *guest_buf(struct cpu *c, uint64_t addr, uint64_t len, int prot);
 
+/* Host pointer for a buffer that only the HOST KERNEL touches (read(2)'s
+ * buffer, the struct stat of fstat(2)...), never elfemu itself.  The host's
+ * mapping of the guest space carries the guest's protections, so the host
+ * kernel finds the bad pages and answers exactly as Linux answers the guest:
+ * -EFAULT, a short count at the first bad page, and its own order of checks
+ * (flags and descriptors before buffers).  A range not inside the guest
+ * space becomes an address in the host kernel's half, which every host call
+ * refuses with -EFAULT.  With PROT_WRITE, decoded code in the range is
+ * released first, as guest_buf does.  Never dereference the result. */
+void *guest_ptr(struct cpu *c, uint64_t addr, uint64_t len, int prot);
+
+/* The address guest_ptr() gives for what is not in the guest space: in the
+ * kernel half of every x86_64 host, so access_ok() refuses it (-EFAULT). */
+#define HOST_FAULT_ADDR ((void *)0xffff800000000000ull)
+
 /* Validate the NUL-terminated guest string at addr (at most max bytes with
  * the NUL) and return its host address, or NULL (-EFAULT; -ENAMETOOLONG is
  * reported through *err when it is too long). */

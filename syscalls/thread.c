@@ -486,7 +486,7 @@ int64_t sys_get_robust_list(struct cpu *c, const uint64_t a[6])
     if (!found) {
         /* A task outside this emulated process: its guest list is not
          * known here (honestly refused); or no such task. */
-        return kill(pid, 0) == 0 || errno == EPERM ? -EPERM : -ESRCH;
+        return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM) ? -EPERM : -ESRCH;
     }
     uint64_t len = ROBUST_HEAD_SIZE;
     if (copy_to_guest(c, a[2], &len, sizeof(len)) != 0)

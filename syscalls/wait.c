@@ -28,9 +28,10 @@ int64_t sys_wait4(struct cpu *c, const uint64_t a[6])
     return r;
 }
 
-/* waitid(idtype, id, infop, options, rusage): the kernel writes only the
- * fields below of *infop (zeros when WNOHANG found nothing), so only those
- * are copied; the rest of the guest's siginfo stays as it was. */
+/* waitid(idtype, id, infop, options, rusage): like the kernel, the fields
+ * below of *infop are written whatever the outcome (zeros when WNOHANG
+ * found nothing, and also when the call failed: a bad infop then turns any
+ * error into -EFAULT); the rest of the guest's siginfo stays as it was. */
 int64_t sys_waitid(struct cpu *c, const uint64_t a[6])
 {
     siginfo_t si;
@@ -39,19 +40,17 @@ int64_t sys_waitid(struct cpu *c, const uint64_t a[6])
     int64_t r = host_ret(syscall(SYS_waitid, (int)a[0], (pid_t)a[1], &si, (int)a[3],
                                  a[4] ? &ru : NULL));
     if (r < 0)
-        return r;
-    bool found = si.si_signo != 0;
+        memset(&si, 0, sizeof(si));
+    bool found = r == 0 && si.si_signo != 0;
     if (found && a[4] && copy_to_guest(c, a[4], &ru, sizeof(ru)) != 0)
         return -EFAULT;
     if (!a[2])
-        return 0;
-    uint8_t *info = guest_buf(c, a[2], sizeof(siginfo_t), PROT_WRITE);
-    if (!info)
-        return -EFAULT;
+        return r;
     /* si_signo, si_errno, si_code; then si_pid, si_uid, si_status. */
-    memcpy(info, &si, 12);
-    memcpy(info + 16, (const uint8_t *)&si + 16, 12);
-    return 0;
+    if (copy_to_guest(c, a[2], &si, 12) != 0 ||
+        copy_to_guest(c, a[2] + 16, (const uint8_t *)&si + 16, 12) != 0)
+        return -EFAULT;
+    return r;
 }
 
 int64_t sys_kill(struct cpu *c, const uint64_t a[6])

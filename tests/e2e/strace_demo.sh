@@ -38,7 +38,9 @@ check "--trace-file: truncates" $(same "$dir/strace_demo.expected" "$tmp/trace";
 "$elfemu" --strace --trace-file-append "$tmp/trace" "$demo" >"$tmp/out" 2>"$tmp/err" </dev/null
 cat "$dir/strace_demo.expected" "$dir/strace_demo.expected" >"$tmp/twice"
 check "--trace-file-append: appends" $(same "$tmp/twice" "$tmp/trace"; echo $?)
-(cd "$tmp" && "$elfemu" --strace --trace-file rel "$demo" >/dev/null 2>&1)
+# (stdout a file as above: a write(2) to /dev/null never reads its buffer, so
+# the bad buffer of the demo would not fail there, natively either)
+(cd "$tmp" && "$elfemu" --strace --trace-file rel "$demo" >"$tmp/out" 2>/dev/null </dev/null)
 check "--trace-file: a relative name" $(same "$dir/strace_demo.expected" "$tmp/rel"; echo $?)
 "$elfemu" --strace --trace-file /nonexistent/dir/trace "$demo" >"$tmp/out" 2>"$tmp/err"
 status=$?
