@@ -183,9 +183,11 @@ static int64_t do_clone(struct cpu *c, const struct clone_req *r)
 
     fflush(NULL); /* nothing elfemu buffered may be written twice */
     gthread_fork_prepare();
+    sig_fork_prepare(c);
     int pidfd = -1, vfork_fd = -1;
     int64_t pid = host_clone(c, r, &pidfd, &vfork_fd);
     if (pid != 0) {
+        sig_fork_parent(c);
         gthread_fork_parent();
         if (vfork_fd >= 0)
             vfork_wait(vfork_fd);

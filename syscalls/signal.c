@@ -299,14 +299,27 @@ void sig_thread_exit(struct cpu *c)
     c->sigt = NULL;
 }
 
+void sig_fork_prepare(struct cpu *c)
+{
+    (void)c;
+    host_block_all();
+}
+
+void sig_fork_parent(struct cpu *c)
+{
+    host_setmask(host_mask_of(c->sig_blocked));
+}
+
 void sig_fork_child(struct cpu *c)
 {
     /* The child starts with no pending signals; what the parent had
-     * queued stays the parent's. */
+     * queued stays the parent's.  Signals sent to the child since the
+     * fork wait blocked on the host until the queue is emptied. */
     actions_lock = 0;
     c->sigt->nq = 0;
     c->attention &= ~CPU_ATTN_SIGNAL;
     c->sys_restart = RESTART_NONE;
+    host_setmask(host_mask_of(c->sig_blocked));
 }
 
 void sig_prepare_exec(struct cpu *c)

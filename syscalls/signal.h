@@ -50,6 +50,12 @@ void sig_thread_start(struct cpu *child, struct cpu *parent); /* on the new host
 void sig_thread_exit(struct cpu *c);                         /* before a guest thread ends */
 void sig_prepare_exec(struct cpu *c);                        /* right before the host execve */
 void sig_exec_failed(struct cpu *c);                         /* it returned */
+/* Around a host fork: sig_fork_prepare() holds host signals back so that
+ * none is queued into the child's copy of the parent's queue (which the
+ * child empties) and lost; sig_fork_parent() and sig_fork_child() (which
+ * also empties the queue) let them through again. */
+void sig_fork_prepare(struct cpu *c);
+void sig_fork_parent(struct cpu *c);
 void sig_fork_child(struct cpu *c);                          /* in a fork child */
 /* A temporary guest mask for a blocking host call (ppoll, pselect6,
  * epoll_pwait): applies it to the host; returns 0 or -errno.  After the

@@ -92,6 +92,21 @@ static void killed_children(void)
         abort();
     waitpid(pid, &st, 0);
     printf("aborting child: signaled %d sig %d\n", WIFSIGNALED(st), WTERMSIG(st));
+
+    /* A signal sent the moment fork returns is the child's, not lost
+     * while the child starts (ten times: a race when it is wrong). */
+    int killed = 0;
+    for (int i = 0; i < 10; i++) {
+        pid = fork();
+        if (pid == 0) {
+            for (;;)
+                pause();
+        }
+        kill(pid, SIGTERM);
+        waitpid(pid, &st, 0);
+        killed += WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM;
+    }
+    printf("children sent SIGTERM at once: %d of 10 killed by it\n", killed);
 }
 
 static void vfork_exit(void)
