@@ -359,20 +359,20 @@ void sig_exec_failed(struct cpu *c)
     sig_set_mask(c, c->sig_blocked); /* what we requeued comes back to the handler */
 }
 
-int sig_mask_swap(struct cpu *c, uint64_t guest_mask, sigset_t *saved)
+int sig_mask_swap(struct cpu *c, uint64_t guest_mask, sigset_t *saved, uint64_t *host_wait)
 {
     memset(saved, 0, sizeof(*saved));
     memcpy(saved, &c->sig_blocked, sizeof(uint64_t));
     host_block_all();
     uint64_t m = guest_mask & ~UNBLOCKABLE;
     c->sig_blocked = m;
+    *host_wait = host_mask_of(m);
     /* A signal already waiting under the new mask: no need to block. */
     if (queued_set(c->sigt) & ~m) {
-        host_setmask(host_mask_of(m));
+        host_setmask(*host_wait);
         raise_attention(c);
         return -EINTR;
     }
-    host_setmask(host_mask_of(m));
     return 0;
 }
 
@@ -386,6 +386,7 @@ void sig_mask_restore(struct cpu *c, const sigset_t *saved)
     if (queued_set(c->sigt) & ~c->sig_blocked) {
         c->sigt->restore_mask = true;
         c->sigt->saved_mask = orig;
+        host_setmask(host_mask_of(c->sig_blocked));
         raise_attention(c);
         return;
     }

@@ -58,10 +58,16 @@ void sig_fork_prepare(struct cpu *c);
 void sig_fork_parent(struct cpu *c);
 void sig_fork_child(struct cpu *c);                          /* in a fork child */
 /* A temporary guest mask for a blocking host call (ppoll, pselect6,
- * epoll_pwait): applies it to the host; returns 0 or -errno.  After the
- * call, sig_mask_restore(); when the call was interrupted, the guest mask
- * stays the temporary one until the handler ran (as the kernel does). */
-int sig_mask_swap(struct cpu *c, uint64_t guest_mask, sigset_t *saved);
+ * epoll_pwait).  sig_mask_swap() makes guest_mask the guest's mask and
+ * returns 0 with EVERY host signal blocked and *host_wait the host mask the
+ * wait must apply atomically (the sigmask argument of the host's ppoll,
+ * pselect6 or epoll_pwait), so that a signal pending on the host or
+ * arriving now interrupts the wait instead of being taken just before it;
+ * or -EINTR when a signal the mask lets through is queued already.  After
+ * the call (and after -EINTR), sig_mask_restore(); when the call was
+ * interrupted, the guest mask stays the temporary one until the handler
+ * ran (the kernel's set_restore_sigmask()). */
+int sig_mask_swap(struct cpu *c, uint64_t guest_mask, sigset_t *saved, uint64_t *host_wait);
 void sig_mask_restore(struct cpu *c, const sigset_t *saved);
 
 /* The process's guest disposition of sig (a copy). */
