@@ -86,4 +86,10 @@ same "g++ -O2 (virtuals, templates, exceptions)" -- sh -c 'g++ -O2 poly.cc -o po
 same "as and ld" -- sh -c 'as exit9.s -o exit9.o && ld exit9.o -o exit9 && ./exit9; echo "status $?"; sha256sum exit9'
 same "binutils on an object" -- sh -c 'gcc -O1 -c mean.c && nm mean.o && objdump -d mean.o | tail -n +3 &&
     readelf -h -S mean.o && strip -o s.o mean.o && sha256sum s.o'
+# make runs every recipe through sh -c (fork and execve under elfemu), a
+# pattern rule, a generated header, parallel jobs and a failing recipe.
+same "make" -- make
+same "make twice, make -q, make -n" -- sh -c 'make -s >/dev/null; make; make -q; echo "-q $?"; make -n clean'
+same "make with a failing recipe" -- make fail
+same "make -k with a failing target" -- sh -c 'make -k fail all; echo "status $?"'
 finish

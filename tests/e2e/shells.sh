@@ -81,10 +81,29 @@ false | true; echo "pipeline status $?"
 f() { echo "func in $1"; }; r=$(f sub); echo "$r"
 EOF
 
-    # Background jobs and wait (dash waits in sigsuspend: needs signals).
+    # Background jobs and wait (dash waits in sigsuspend for SIGCHLD).
     cat >jobs.sh <<'EOF'
 echo bg >bg.txt & wait $!; echo "waited $?"; read -r b <bg.txt; echo "bg wrote $b"
 ( exit 7 ) & wait $!; echo "background status $?"
+( exit 1 ) & a=$!; ( exit 2 ) & b=$!; wait $b; echo "second $?"; wait $a; echo "first $?"
+sleep 10 & kill $!; wait $!; echo "killed job status $?"
+sleep 10 & p=$!; kill -USR1 $p; wait $p 2>/dev/null; echo "USR1 job status $?"
+for i in 1 2 3; do echo "job $i" >j$i & done; wait; cat j1 j2 j3
+EOF
+
+    # Traps: EXIT, signals the script sends itself, a trap in a subshell,
+    # a handler that exits.
+    cat >traps.sh <<'EOF'
+trap 'echo "exit trap, status $?"' EXIT
+trap 'echo got USR1' USR1
+kill -USR1 $$
+echo after kill
+trap - USR1
+trap 'echo got HUP' HUP; kill -HUP $$; trap '' HUP; kill -HUP $$; echo "HUP ignored"
+( trap 'echo subshell exit' EXIT; echo in subshell )
+trap 'echo got TERM; exit 9' TERM
+kill -TERM $$
+echo not reached
 EOF
 
     # Programs the shell starts: each execve re-enters elfemu, so the whole
@@ -168,8 +187,9 @@ for sh in bash dash; do
     same "$sh: redirections, descriptors, cat here-documents" -- $sh redirs.sh
     same "$sh: basic.sh through a pipe" -- $sh -c "$sh basic.sh | cat; echo status \$?"
     same "$sh: kill -9 of itself" -- $sh -c 'kill -9 $$'
+    same "$sh: background jobs and wait" -- $sh jobs.sh
+    same "$sh: traps" -- $sh traps.sh
 done
-same "bash: background jobs and wait" -- bash jobs.sh
 same "bash: expanding here-documents" -- bash heredoc_bash.sh
 same "bash: arrays, [[ ]], expansions" -- bash bashisms.sh
 same "bash: process substitution, pipefail, coproc" -- bash bashpipes.sh

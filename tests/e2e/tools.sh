@@ -32,12 +32,22 @@ same "sqlite3 script from stdin" -i db.sql -- sqlite3 -header -column :memory: \
 same_sh "sqlite3 database file" -- 'E sqlite3 f.db <db.sql && E sqlite3 f.db "update fruit set qty = qty + 1" &&
     E sqlite3 -csv f.db "select * from fruit order by name" ".schema" "pragma integrity_check"'
 same "sqlite3 error" -- sqlite3 :memory: 'select * from nope'
+same_sh "sqlite3 create, insert, join, group by" -- 'E sqlite3 j.db <db.sql &&
+    E sqlite3 j.db "create table sale (fruit text references fruit(name), n integer)" \
+        "insert into sale values (\"apple\", 2), (\"fig\", 1), (\"apple\", 5), (\"kiwi\", 9)" &&
+    E sqlite3 -header j.db "select f.name, sum(s.n), sum(s.n) * f.price from fruit f join sale s on s.fruit = f.name group by f.name order by 1" \
+        "select s.fruit, f.qty from sale s left join fruit f on f.name = s.fruit order by 1, 2" &&
+    E sqlite3 j.db .dump | sha256sum'
 
 # gzip and xz
 same "gzip -c" -- gzip -c -9 -n t/nums
 same_sh "gzip round trip" -- 'E gzip -c t/nums | E gzip -d | cmp - t/nums && echo same'
 same_sh "gzip -t of a corrupt file" -- 'head -c 300 t/a/b/zs | gzip -n >bad.gz; printf garbage >>bad.gz; E gzip -t bad.gz'
 
+same "xz -c" -- xz -c -T1 t/nums
+same_sh "xz round trip" -- 'E xz -c -T1 t/a/b/zs >zs.xz && E xz -d -c zs.xz | cmp - t/a/b/zs && echo same'
+same_sh "xz file in place, -l, -t" -- 'E xz -T1 -6e t/nums && E xz -t t/nums.xz && E xz -l t/nums.xz && E unxz t/nums.xz && sha256sum t/nums'
+same_sh "xz -d of a corrupt file" -- 'xz -c t/nums | head -c 3000 >bad.xz; E xz -d -c bad.xz | wc -c'
 same_sh "gzip file in place, -l" -- 'E gzip -n t/nums && ls t && E gzip -l t/nums.gz && E gunzip t/nums.gz && sha256sum t/nums'
 
 same "zstd -T2 (worker threads)" -- zstd -c -T2 -5 --no-progress t/nums
@@ -47,6 +57,9 @@ same_sh "zstd round trip" -- 'E zstd -c -T2 -q t/a/b/zs | E zstd -d -c | cmp - t
 same "tar cf to stdout, sorted" -- tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -cf - t
 same_sh "tar through pipes: create, list, extract" -- 'E tar cf - t | E tar tvf - | sort &&
     mkdir x && E tar cf - t | E tar xf - -C x && diff -r t x/t && echo same'
+same_sh "tar create, list, extract a file" -- 'E tar cf t.tar t && E tar tvf t.tar | sort && mkdir x && E tar xf t.tar -C x && diff -r t x/t && echo same'
+same_sh "tar append and extract one" -- 'E tar cf t.tar t/c && E tar rf t.tar f1 && E tar tf t.tar && E tar xOf t.tar f1'
+same_sh "tar -J: tar runs xz" -- 'E tar cJf t.txz t/a && E tar tJvf t.txz | sort && mkdir y && E tar xJf t.txz -C y && diff -r t/a y/t/a && echo same'
 same_sh "tar -z: tar runs gzip" -- 'E tar czf - t/a | E tar tzvf - | sort && E tar czf - t/c | E tar xzOf - t/c/x'
 
 # grep, sed, awk, diff
