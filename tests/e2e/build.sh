@@ -90,6 +90,7 @@ same "binutils on an object" -- sh -c 'gcc -O1 -c mean.c && nm mean.o && objdump
 # pattern rule, a generated header, parallel jobs and a failing recipe.
 same "make" -- make
 same "make twice, make -q, make -n" -- sh -c 'make -s >/dev/null; make; make -q; echo "-q $?"; make -n clean'
+same "make -j2 -s" -- sh -c 'make -j2 -s && make clean'
 same "make with a failing recipe" -- make fail
 same "make -k with a failing target" -- sh -c 'make -k fail all; echo "status $?"'
 finish

@@ -84,6 +84,38 @@ ts = [threading.Thread(target=meet, args=(i,)) for i in range(3)]
 for t in ts: t.start()
 for t in ts: t.join()
 print(sorted(r))'
+py "subprocess" '
+import subprocess, sys
+r = subprocess.run(["sh", "-c", "echo out; echo err >&2; exit 3"], capture_output=True)
+print(r.returncode, r.stdout, r.stderr)
+print(subprocess.check_output("seq 3 | wc -l", shell=True))
+p = subprocess.Popen([sys.executable, "-c", "print(input()[::-1])"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+print(p.communicate("hello"), p.returncode)
+try: subprocess.run(["nonexistent-xyz"])
+except FileNotFoundError as e: print("missing:", e.errno)
+try: subprocess.run(["sleep", "5"], timeout=0.2)
+except subprocess.TimeoutExpired as e: print("timeout", e.cmd)
+print(subprocess.run(["sh", "-c", "kill -TERM $$"]).returncode)'
+py "asyncio (tasks, queues, a subprocess, sockets)" '
+import asyncio
+async def worker(q, out):
+    while (x := await q.get()) is not None: out.append(x * 2)
+async def handle(r, w):
+    w.write((await r.readline()).upper()); await w.drain(); w.close()
+async def main():
+    q, out = asyncio.Queue(), []
+    ts = [asyncio.create_task(worker(q, out)) for _ in range(3)]
+    for i in range(100): await q.put(i)
+    for _ in ts: await q.put(None)
+    await asyncio.gather(*ts)
+    print(len(out), sum(out))
+    p = await asyncio.create_subprocess_exec("sh", "-c", "echo from child; exit 2", stdout=asyncio.subprocess.PIPE)
+    print(await p.communicate(), p.returncode)
+    srv = await asyncio.start_server(handle, "127.0.0.1", 0)
+    r, w = await asyncio.open_connection(*srv.sockets[0].getsockname()[:2])
+    w.write(b"ping\n"); print(await r.readline()); w.close(); srv.close(); await srv.wait_closed()
+    print(await asyncio.wait_for(asyncio.sleep(0.01, "slept"), 5))
+asyncio.run(main())'
 same "python3: script from stdin" -i nums -- python3 -c 'import sys; print(sum(int(l) for l in sys.stdin))'
 
 pl() { n=$1; shift; same "perl: $n" -- perl -e "$@"; }

@@ -45,7 +45,7 @@ same_sh "gzip round trip" -- 'E gzip -c t/nums | E gzip -d | cmp - t/nums && ech
 same_sh "gzip -t of a corrupt file" -- 'head -c 300 t/a/b/zs | gzip -n >bad.gz; printf garbage >>bad.gz; E gzip -t bad.gz'
 
 same "xz -c" -- xz -c -T1 t/nums
-same_sh "xz round trip" -- 'E xz -c -T1 t/a/b/zs >zs.xz && E xz -d -c zs.xz | cmp - t/a/b/zs && echo same'
+same_sh "xz round trip" -- 'E xz -c -T1 t/a/b/zs | E xz -d | cmp - t/a/b/zs && echo same'
 same_sh "xz file in place, -l, -t" -- 'E xz -T1 -6e t/nums && E xz -t t/nums.xz && E xz -l t/nums.xz && E unxz t/nums.xz && sha256sum t/nums'
 same_sh "xz -d of a corrupt file" -- 'xz -c t/nums | head -c 3000 >bad.xz; E xz -d -c bad.xz | wc -c'
 same_sh "gzip file in place, -l" -- 'E gzip -n t/nums && ls t && E gzip -l t/nums.gz && E gunzip t/nums.gz && sha256sum t/nums'
@@ -59,7 +59,7 @@ same_sh "tar through pipes: create, list, extract" -- 'E tar cf - t | E tar tvf 
     mkdir x && E tar cf - t | E tar xf - -C x && diff -r t x/t && echo same'
 same_sh "tar create, list, extract a file" -- 'E tar cf t.tar t && E tar tvf t.tar | sort && mkdir x && E tar xf t.tar -C x && diff -r t x/t && echo same'
 same_sh "tar append and extract one" -- 'E tar cf t.tar t/c && E tar rf t.tar f1 && E tar tf t.tar && E tar xOf t.tar f1'
-same_sh "tar -J: tar runs xz" -- 'E tar cJf t.txz t/a && E tar tJvf t.txz | sort && mkdir y && E tar xJf t.txz -C y && diff -r t/a y/t/a && echo same'
+same_sh "tar -J: tar runs xz" -- 'E tar cJf t.txz t/a && E tar tJvf t.txz | sort && mkdir y && E tar xJf t.txz -C y && diff -r --no-dereference t/a y/t/a && echo same'
 same_sh "tar -z: tar runs gzip" -- 'E tar czf - t/a | E tar tzvf - | sort && E tar czf - t/c | E tar xzOf - t/c/x'
 
 # grep, sed, awk, diff
