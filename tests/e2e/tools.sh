@@ -75,16 +75,18 @@ same "diff -u" -- diff -u f1 f2
 same "cmp" -- cmp f1 f2
 
 # git on a repository the fixture makes natively (fixed names and dates, so
-# the hashes agree); the commands that start others (commit, gc) need
-# signals and come later.
+# the hashes agree); commit, gc, merge and rebase start other programs.
 repo() {
     export GIT_AUTHOR_DATE="1000000000 +0000" GIT_COMMITTER_DATE="1000000000 +0000" \
         GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@b GIT_COMMITTER_NAME=a GIT_COMMITTER_EMAIL=a@b \
         HOME=/nonexistent GIT_CONFIG_NOSYSTEM=1
     git init -q -b main . && seq 100 >f && printf 'a\nb\n' >g && git add f g &&
         git commit -qm one && seq 50 >f && echo c >>g && git commit -qam two &&
-        git tag -a -m tagged v1 && echo dirty >>g && echo new >h
+        git tag -a -m tagged v1 && echo dirty >>g && echo new >h &&
+        git config user.name a && git config user.email a@b
 }
+# The cases that commit fix the dates, so the hashes agree.
+dates='export GIT_AUTHOR_DATE="1000000000 +0000" GIT_COMMITTER_DATE="1000000000 +0000";'
 fixture repo
 same "git log, show, rev-parse, describe" -- sh -c 'git log --format="%H %an %ad %s" --date=iso &&
     git show --stat HEAD && git rev-parse HEAD~1 && git describe && git cat-file -p HEAD'
@@ -92,5 +94,10 @@ same "git diff, blame, grep" -- sh -c 'git diff && git diff --word-diff HEAD~1 &
     git grep -n 5 && git log -p --format=%s -1 -- g'
 same "git status, ls-files" -- sh -c 'git status && git status --short && git ls-files -s'
 same "git: not a revision" -- git rev-parse nope
+same "git commit, gc, fsck, archive" -- sh -c "$dates"'git add h && git commit -qam three && git log --format="%H %s" &&
+    git gc -q && git count-objects -v | grep -v size && git fsck --no-progress && git archive --format=tar HEAD | sha256sum'
+same "git branch, merge, rebase" -- sh -c "$dates"'git stash -q && git checkout -qb side HEAD~1 && echo s >s && git add s &&
+    git commit -qm side && git checkout -q main && git merge -q --no-edit side && git log --graph --format=%s &&
+    git checkout -q side && git rebase -q main && git log --format="%H %s" -3 && git stash pop -q && git status --short'
 
 finish
