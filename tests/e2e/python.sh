@@ -2,7 +2,7 @@
 # python.sh ELFEMU: python3 and perl one-liners and small scripts under elfemu,
 # compared with their native runs (stdout, exit status, stderr; see lib.sh).
 . "$(dirname "$0")/lib.sh"
-need python3 perl sh seq tr sort echo
+need python3 perl sh seq tr sort echo sleep wc
 
 data() {
     printf 'name,qty\napple,3\npear,10\nfig,7\n' >in.csv

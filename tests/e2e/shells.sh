@@ -3,7 +3,7 @@
 # native runs (stdout, exit status, stderr; see lib.sh). The POSIX scripts run
 # under both shells, the bash ones under bash only.
 . "$(dirname "$0")/lib.sh"
-need bash dash
+need bash dash sh sleep rev tac head basename env cat tr sort seq wc grep diff
 
 scripts() {
     mkdir d && printf 'one\ntwo\nthree\n' >d/lines && printf 'b\na\nc\n' >d/abc
