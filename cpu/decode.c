@@ -82,6 +82,18 @@ bool dec_mem_op(const struct decoder *d, unsigned i)
     return true;
 }
 
+bool dec_moffs_op(const struct decoder *d, unsigned i)
+{
+    const ZydisDecodedOperand *o = &d->ops[i];
+    if (o->type != ZYDIS_OPERAND_TYPE_MEMORY || o->mem.base != ZYDIS_REGISTER_NONE ||
+        o->mem.index != ZYDIS_REGISTER_NONE || d->in->address_width != 64 ||
+        o->mem.disp.value == (int32_t)o->mem.disp.value)
+        return false;
+    d->op->imm = o->mem.disp.value;
+    d->op->seg = (uint8_t)seg_of(o->mem.segment);
+    return true;
+}
+
 int64_t dec_imm(const struct decoder *d, unsigned i)
 {
     const ZydisDecodedOperand *o = &d->ops[i];

@@ -27,6 +27,9 @@ bool dec_gpr(const struct decoder *d, ZydisRegister reg, uint8_t *off);
 /* Operand i as a general register / memory operand / immediate. */
 bool dec_reg_op(const struct decoder *d, unsigned i, uint8_t *off);
 bool dec_mem_op(const struct decoder *d, unsigned i);
+/* Operand i as MOV's moffs64 form (A0-A3 with a 64-bit absolute address that
+ * does not fit op->disp): the address goes to op->imm, the segment to op->seg. */
+bool dec_moffs_op(const struct decoder *d, unsigned i);
 static inline bool is_reg(const struct decoder *d, unsigned i)
 {
     return d->ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER;

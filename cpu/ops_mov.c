@@ -35,6 +35,27 @@ GEN_MOV(8)
 GEN_MOV(16)
 GEN_MOV(32)
 GEN_MOV(64)
+/* MOV between the accumulator and a 64-bit absolute address (moffs64, A0-A3:
+ * JITs such as V8's emit them), which struct op's 32-bit disp cannot hold. */
+#define GEN_MOV_ABS(B)                                                                  \
+    static void op_mov_r_abs_##B(struct cpu *c, const struct op *op)                    \
+    {                                                                                   \
+        set_gpr##B(c, op->r1, load##B(c, (uint64_t)op->imm + c->seg_base[op->seg]));   \
+        NEXT(c, op);                                                                    \
+    }                                                                                   \
+    static void op_mov_abs_r_##B(struct cpu *c, const struct op *op)                    \
+    {                                                                                   \
+        store##B(c, (uint64_t)op->imm + c->seg_base[op->seg], GPR##B(c, op->r2));      \
+        NEXT(c, op);                                                                    \
+    }
+GEN_MOV_ABS(8)
+GEN_MOV_ABS(16)
+GEN_MOV_ABS(32)
+GEN_MOV_ABS(64)
+static const cpu_handler mov_abs_h[2][4] = {
+    { op_mov_r_abs_8, op_mov_r_abs_16, op_mov_r_abs_32, op_mov_r_abs_64 },
+    { op_mov_abs_r_8, op_mov_abs_r_16, op_mov_abs_r_32, op_mov_abs_r_64 },
+};
 static const cpu_handler mov_h[5][4] = {
     { op_mov_rr_8, op_mov_rr_16, op_mov_rr_32, op_mov_rr_64 },
     { op_mov_rm_8, op_mov_rm_16, op_mov_rm_32, op_mov_rm_64 },
@@ -344,6 +365,10 @@ static bool dec_mov_forms(struct decoder *d)
             op->fn = mov_h[0][w];
             return dec_reg_op(d, 1, &op->r2);
         }
+        if (dec_moffs_op(d, 1)) {
+            op->fn = mov_abs_h[0][w];
+            return true;
+        }
         if (is_mem(d, 1)) {
             op->fn = mov_h[1][w];
             return dec_mem_op(d, 1);
@@ -351,6 +376,10 @@ static bool dec_mov_forms(struct decoder *d)
         op->imm = dec_imm(d, 1);
         op->fn = mov_h[3][w];
         return true;
+    }
+    if (dec_moffs_op(d, 0)) {
+        op->fn = mov_abs_h[1][w];
+        return dec_reg_op(d, 1, &op->r2);
     }
     if (!dec_mem_op(d, 0))
         return false;
