@@ -107,6 +107,15 @@ int mm_map_file(struct mm_space *mm, uint64_t start, uint64_t len, int prot, int
 int mm_unmap(struct mm_space *mm, uint64_t start, uint64_t len);
 int mm_protect(struct mm_space *mm, uint64_t start, uint64_t len, int prot);
 
+/* mremap's host side (mm/remap.c).  mm_move: move [old, old+old_len), which
+ * must lie in one mapping, to [new, new+new_len), replacing what is there
+ * (keep_old: the old range stays mapped, MREMAP_DONTUNMAP, sizes equal).
+ * mm_expand: grow the mapping that ends at addr+old_len to new_len in place
+ * (the caller checked the space after it is free).  0 or -errno. */
+int mm_move(struct mm_space *mm, uint64_t old, uint64_t old_len, uint64_t new, uint64_t new_len,
+            bool keep_old);
+int mm_expand(struct mm_space *mm, uint64_t addr, uint64_t old_len, uint64_t new_len);
+
 /* A free, page-aligned guest range of len bytes, searched top down from
  * below mm->mmap_base and aligned to align (a power of two >= page); 0 when none. */
 uint64_t mm_find_free(const struct mm_space *mm, uint64_t len, uint64_t align);

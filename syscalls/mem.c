@@ -1,4 +1,5 @@
-/* Memory: brk, mmap, munmap, mprotect, madvise -- all inside the guest
+/* Memory: brk, mmap, munmap, mprotect, madvise, mremap, mincore, msync and
+ * the mlock family -- all inside the guest
  * space through mm/, never outside it.  Decoded code in a range that
  * changes is forgotten first (cpu_invalidate).
  *
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "syscalls/syscalls.h"
@@ -170,6 +172,246 @@ static int64_t do_madvise(struct cpu *c, const uint64_t a[6])
     return host_ret(madvise(c->mm->base + addr, len, advice));
 }
 
+/* ------------------------------------------------------------ mremap */
+
+#ifndef MREMAP_DONTUNMAP
+#define MREMAP_DONTUNMAP 4
+#endif
+
+/* Forget the decoded code of a range and give the range back to the
+ * reservation (munmap's work inside mremap). */
+static int unmap_range(struct cpu *c, uint64_t addr, uint64_t len)
+{
+    if (!len)
+        return 0;
+    cpu_invalidate(c, addr, addr + len);
+    return mm_unmap(c->mm, addr, len);
+}
+
+static int64_t move_to(struct cpu *c, uint64_t addr, uint64_t old_len, uint64_t new_addr,
+                       uint64_t new_len, bool dontunmap)
+{
+    cpu_invalidate(c, addr, addr + old_len);
+    cpu_invalidate(c, new_addr, new_addr + new_len);
+    int e = mm_move(c->mm, addr, old_len, new_addr, new_len, dontunmap);
+    return e ? e : (int64_t)new_addr;
+}
+
+/* mremap_to(): to the guest's address (MREMAP_FIXED) or, with
+ * MREMAP_DONTUNMAP alone, to one we pick. */
+static int64_t mremap_to(struct cpu *c, uint64_t addr, uint64_t old_len, uint64_t new_addr,
+                         uint64_t new_len, int flags)
+{
+    if (flags & MREMAP_FIXED) {
+        if (new_addr & (MM_PAGE_SIZE - 1))
+            return -EINVAL;
+        if (new_len > task_size(c) || new_addr > task_size(c) - new_len)
+            return -EINVAL;
+        if (new_addr < addr + old_len && addr < new_addr + new_len)
+            return -EINVAL; /* the ranges overlap */
+        int e = unmap_range(c, new_addr, new_len);
+        if (e)
+            return e;
+    }
+    if (old_len > new_len) {
+        int e = unmap_range(c, addr + new_len, old_len - new_len);
+        if (e)
+            return e;
+        old_len = new_len;
+    }
+    const struct mm_vma *v = mm_find_vma(c->mm, addr);
+    if (!v || old_len > v->end - addr)
+        return -EFAULT;
+    if (!(flags & MREMAP_FIXED)) {
+        new_addr = mm_find_free(c->mm, new_len, MM_PAGE_SIZE);
+        if (!new_addr)
+            return -ENOMEM;
+    }
+    return move_to(c, addr, old_len, new_addr, new_len, flags & MREMAP_DONTUNMAP);
+}
+
+/* mremap(addr, old_len, new_len, flags, new_addr), in the kernel's order. */
+static int64_t do_mremap(struct cpu *c, const uint64_t a[6])
+{
+    uint64_t addr = a[0], old_len = a[1], new_len = a[2], new_addr = a[4];
+    int flags = (int)a[3];
+    if (flags & ~(MREMAP_FIXED | MREMAP_MAYMOVE | MREMAP_DONTUNMAP))
+        return -EINVAL;
+    if ((flags & MREMAP_FIXED) && !(flags & MREMAP_MAYMOVE))
+        return -EINVAL;
+    if ((flags & MREMAP_DONTUNMAP) && (!(flags & MREMAP_MAYMOVE) || old_len != new_len))
+        return -EINVAL;
+    if (addr & (MM_PAGE_SIZE - 1))
+        return -EINVAL;
+    old_len = mm_page_up(old_len);
+    new_len = mm_page_up(new_len);
+    if (new_len == 0 || new_len < a[2])
+        return -EINVAL;
+    if (old_len == 0 && a[1] != 0)
+        return -EINVAL; /* overflowed */
+    const struct mm_vma *v = mm_find_vma(c->mm, addr);
+    if (!v)
+        return -EFAULT;
+    /* An old size of 0 duplicates a shared mapping: not served. */
+    if (old_len == 0)
+        return (v->flags & MM_VMA_SHARED) ? -ENOSYS : -EINVAL;
+    if (flags & (MREMAP_FIXED | MREMAP_DONTUNMAP))
+        return mremap_to(c, addr, old_len, new_addr, new_len, flags);
+    if (old_len >= new_len) { /* shrinking: the tail goes */
+        int e = unmap_range(c, addr + new_len, old_len - new_len);
+        return e ? e : (int64_t)addr;
+    }
+    if (old_len > v->end - addr)
+        return -EFAULT;
+    /* Growing: in place when the mapping ends there and the space after it
+     * is free, else moved if allowed. */
+    uint64_t grow = new_len - old_len;
+    if (old_len == v->end - addr && v->end <= task_size(c) - grow &&
+        range_free(c->mm, v->end, grow)) {
+        cpu_invalidate(c, addr, addr + new_len);
+        int e = mm_expand(c->mm, addr, old_len, new_len);
+        return e ? e : (int64_t)addr;
+    }
+    if (!(flags & MREMAP_MAYMOVE))
+        return -ENOMEM;
+    uint64_t to = mm_find_free(c->mm, new_len, MM_PAGE_SIZE);
+    if (!to)
+        return -ENOMEM;
+    return move_to(c, addr, old_len, to, new_len, false);
+}
+
+/* ------------------------------------------------------------ residency, sync, locks */
+
+/* Is [addr, addr+len) covered by mappings with no hole? */
+static bool range_mapped(struct cpu *c, uint64_t addr, uint64_t len)
+{
+    for (uint64_t p = addr; p < addr + len;) {
+        const struct mm_vma *v = mm_find_vma(c->mm, p);
+        if (!v)
+            return false;
+        p = v->end;
+    }
+    return true;
+}
+
+/* mincore(addr, len, vec): one byte per page; the host's answer for the
+ * host pages that are the guest's. */
+static int64_t do_mincore(struct cpu *c, const uint64_t a[6])
+{
+    uint64_t addr = a[0], len = mm_page_up(a[1]);
+    if (addr & (MM_PAGE_SIZE - 1))
+        return -EINVAL;
+    if (len < a[1] || addr > task_size(c) || len > task_size(c) - addr)
+        return -ENOMEM;
+    if (len == 0)
+        return 0;
+    if (!range_mapped(c, addr, len))
+        return -ENOMEM;
+    return host_ret(mincore(c->mm->base + addr, len,
+                            guest_ptr(c, a[2], len / MM_PAGE_SIZE, PROT_WRITE)));
+}
+
+/* msync(addr, len, flags): the host syncs its mapping; a hole in the range
+ * is -ENOMEM after the rest was synced, as the kernel reports it. */
+static int64_t do_msync(struct cpu *c, const uint64_t a[6])
+{
+    uint64_t addr = a[0], len = mm_page_up(a[1]);
+    int flags = (int)a[2];
+    if (flags & ~(MS_ASYNC | MS_INVALIDATE | MS_SYNC))
+        return -EINVAL;
+    if (addr & (MM_PAGE_SIZE - 1))
+        return -EINVAL;
+    if ((flags & MS_ASYNC) && (flags & MS_SYNC))
+        return -EINVAL;
+    if (len < a[1] || addr + len < addr)
+        return -ENOMEM;
+    if (len == 0)
+        return 0;
+    if (addr > task_size(c) || len > task_size(c) - addr)
+        return -ENOMEM;
+    int64_t r = host_ret(msync(c->mm->base + addr, len, flags));
+    return r == 0 && !range_mapped(c, addr, len) ? -ENOMEM : r;
+}
+
+#ifndef MLOCK_ONFAULT
+#define MLOCK_ONFAULT 1
+#endif
+#ifndef MCL_ONFAULT
+#define MCL_ONFAULT 4
+#endif
+
+/* mlock2(addr, len, flags) and friends on the page-rounded range: the host
+ * locks the host pages that are the guest's (its RLIMIT_MEMLOCK and
+ * permission checks are the guest's, the process being the same). */
+static int64_t lock_range(struct cpu *c, uint64_t addr, uint64_t len, int flags, bool lock)
+{
+    /* do_mlock(): the length grows by the offset in the first page and is
+     * rounded up, both modulo 2^64; a range that wraps is -EINVAL. */
+    uint64_t start = mm_page_down(addr);
+    uint64_t end = start + mm_page_up(len + (addr - start));
+    if (end < start)
+        return -EINVAL;
+    if (end == start)
+        return 0;
+    if (end > task_size(c) || !range_mapped(c, start, end - start))
+        return -ENOMEM;
+    void *p = c->mm->base + start;
+    if (!lock)
+        return host_ret(munlock(p, end - start));
+    return host_ret(syscall(SYS_mlock2, p, end - start, flags));
+}
+
+static int64_t do_mlock(struct cpu *c, const uint64_t a[6])
+{
+    return lock_range(c, a[0], a[1], 0, true);
+}
+
+static int64_t do_mlock2(struct cpu *c, const uint64_t a[6])
+{
+    if ((unsigned)a[2] & ~(unsigned)MLOCK_ONFAULT)
+        return -EINVAL;
+    return lock_range(c, a[0], a[1], (int)a[2], true);
+}
+
+static int64_t do_munlock(struct cpu *c, const uint64_t a[6])
+{
+    return lock_range(c, a[0], a[1], 0, false);
+}
+
+/* mlockall(flags): MCL_CURRENT locks each guest mapping (not the whole
+ * reservation, which is elfemu's); MCL_FUTURE is the host's, so what the
+ * guest maps later is locked by the host kernel as it is mapped. */
+static int64_t do_mlockall(struct cpu *c, const uint64_t a[6])
+{
+    int flags = (int)a[0];
+    if (!flags || (flags & ~(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT)) || flags == MCL_ONFAULT)
+        return -EINVAL;
+    if (flags & MCL_FUTURE) {
+        int64_t r = host_ret(mlockall(MCL_FUTURE | (flags & MCL_ONFAULT)));
+        if (r)
+            return r;
+    }
+    if (flags & MCL_CURRENT) {
+        int lf = (flags & MCL_ONFAULT) ? MLOCK_ONFAULT : 0;
+        for (size_t i = 0; i < c->mm->vmas.n; i++) {
+            const struct mm_vma *v = &c->mm->vmas.v[i];
+            if (!(v->prot & (PROT_READ | PROT_WRITE | PROT_EXEC)))
+                continue; /* the kernel skips inaccessible mappings too */
+            int64_t r = host_ret(syscall(SYS_mlock2, c->mm->base + v->start, v->end - v->start, lf));
+            if (r)
+                return r;
+        }
+    }
+    return 0;
+}
+
+static int64_t do_munlockall(struct cpu *c, const uint64_t a[6])
+{
+    (void)a;
+    (void)c;
+    return host_ret(munlockall());
+}
+
 /* Each call as one step under the space's lock (see the top). */
 #define LOCKED(name)                                                \
     int64_t sys_##name(struct cpu *c, const uint64_t a[6])          \
@@ -184,3 +426,11 @@ LOCKED(munmap)
 LOCKED(mprotect)
 LOCKED(brk)
 LOCKED(madvise)
+LOCKED(mremap)
+LOCKED(mincore)
+LOCKED(msync)
+LOCKED(mlock)
+LOCKED(mlock2)
+LOCKED(munlock)
+LOCKED(mlockall)
+LOCKED(munlockall)
