@@ -6,6 +6,8 @@
 # so the emulated compiler must write exactly the bytes the native one writes.
 . "$(dirname "$0")/lib.sh"
 need gcc g++ as ld ar nm objdump readelf strip make sha256sum sh
+need_run "a C and C++ toolchain with headers" -- sh -c 'printf "#include <stdio.h>\nint main(void) { return ferror(stdout); }\n" >n.c &&
+    gcc -O2 n.c -o n && ./n && printf "#include <cstdio>\nint main() { try { throw 1; } catch (int) {} }\n" >n.cc && g++ n.cc -o n && ./n'
 
 sources() {
     cat >hello.c <<'EOF'

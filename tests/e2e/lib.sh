@@ -4,6 +4,9 @@
 #   . lib.sh ELFEMU            sets up $tmp, the counters and the functions below
 #   need PROG...               each PROG must exist in /usr/bin or /bin: a missing
 #                              one is a failure, never a silent pass
+#   need_run WHAT -- CMD...  CMD must succeed natively (a library, module or
+#                              header the cases use): when it fails both runs
+#                              would fail alike and pass, so it is a failure
 #   fixture FUNC               FUNC (run natively) fills the fresh work directory
 #                              before every run of the following cases
 #   same NAME [-n] [-i FILE] -- PROG ARGS...
@@ -40,6 +43,16 @@ need() {
             fails=$((fails + 1))
         fi
     done
+}
+
+need_run() {
+    what=$1
+    shift 2
+    if ! (cd "$tmp" && exec env -i PATH=/usr/bin:/bin HOME="$tmp" LC_ALL=C "$@") >"$tmp/need.out" 2>&1; then
+        echo "FAIL: $what: missing natively, $1 failed (tools/install-deps installs it)"
+        head -5 "$tmp/need.out" | sed 's/^/  /'
+        fails=$((fails + 1))
+    fi
 }
 
 fixture() { fixture_fn=$1; }

@@ -3,6 +3,8 @@
 # compared with their native runs (stdout, exit status, stderr; see lib.sh).
 . "$(dirname "$0")/lib.sh"
 need python3 perl sh seq tr sort echo sleep wc
+need_run "python3's modules" -- python3 -c 'import json, re, hashlib, zlib, gzip, sqlite3, csv, decimal, fractions, threading, subprocess, asyncio, concurrent.futures'
+need_run "perl's modules" -- perl -MDigest::MD5 -MDigest::SHA -MPOSIX -MList::Util -MMIME::Base64 -e 1
 
 data() {
     printf 'name,qty\napple,3\npear,10\nfig,7\n' >in.csv
