@@ -139,17 +139,17 @@ int elfemu_bits(const elfemu *vm)
     return vm->loaded ? vm->info.bits : 0;
 }
 
-/* --strace's last lines: how the process ended.  Temporary until guest
- * signal delivery exists (the sig work): a guest killed by a synchronous
- * fault gets its `--- SIGSEGV {...} ---` line here, from the fault record;
- * then the signal code calls strace_signal() when it delivers. */
+/* --strace's last lines: how the process ended.  The signal code
+ * (syscalls/signal.c) shows each signal as it acts on it; a fault before
+ * it was set up (c->sigt still NULL) gets its line here, from the fault
+ * record. */
 static __attribute__((cold)) void strace_end(struct cpu *c)
 {
     if (c->stop == CPU_EXITED) {
         strace_exited(c->stop_code);
         return;
     }
-    if (c->stop_code == c->fault_sig) {
+    if (!c->sigt && c->stop_code == c->fault_sig) {
         siginfo_t si;
         memset(&si, 0, sizeof(si));
         si.si_signo = c->fault_sig;

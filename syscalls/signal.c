@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "syscalls/strace.h"
 #include "syscalls/syscalls.h"
 
 /* The signals of synchronous faults: elfemu needs them itself, so they
@@ -123,9 +124,12 @@ static void host_install(int sig, const struct gsigaction *g)
         return;
     struct host_ksigaction k = { 0 };
     bool sync = GSIG_BIT(sig) & SYNC_SIGS;
-    if (!sync && g->handler == GSIG_IGN)
+    /* Under --strace every signal comes to us, so that ignored ones are
+     * shown as strace shows them (deliver_one() then drops them). */
+    if (!sync && g->handler == GSIG_IGN && !strace_on)
         k.handler = SIG_IGN;
-    else if (!sync && g->handler == GSIG_DFL && (default_ignores(sig) || default_stops(sig)))
+    else if (!sync && g->handler == GSIG_DFL && (default_ignores(sig) || default_stops(sig)) &&
+             !strace_on)
         k.handler = SIG_DFL;
     else {
         k.handler = (void *)host_handler;
@@ -342,6 +346,10 @@ void sig_prepare_exec(struct cpu *c)
         if (actions[sig].handler == GSIG_DFL) {
             struct host_ksigaction k = { .handler = SIG_DFL };
             syscall(SYS_rt_sigaction, sig, &k, NULL, 8);
+        } else if (actions[sig].handler == GSIG_IGN) {
+            /* (under --strace it may be our handler until now) */
+            struct host_ksigaction k = { .handler = SIG_IGN };
+            syscall(SYS_rt_sigaction, sig, &k, NULL, 8);
         }
     }
     unlock_actions();
@@ -441,6 +449,9 @@ static void apply_restart(struct cpu *c, bool handler, uint64_t sa_flags)
 static void deliver_one(struct cpu *c, const siginfo_t *si)
 {
     int sig = si->si_signo;
+    /* As strace shows every signal its tracee stops for, ignored ones too. */
+    if (UNLIKELY(strace_on))
+        strace_signal(c, si);
     lock_actions();
     struct gsigaction act = actions[sig];
     if (act.handler > GSIG_IGN && (act.flags & SA_RESETHAND)) {
@@ -451,7 +462,6 @@ static void deliver_one(struct cpu *c, const siginfo_t *si)
     unlock_actions();
     if (act.handler == GSIG_IGN)
         return;
-    /* WIRE(strace): strace_signal(c, si) here */
     if (act.handler == GSIG_DFL) {
         if (default_ignores(sig))
             return;
@@ -556,7 +566,8 @@ bool sig_fault(struct cpu *c)
     /* force_sig_fault(): a blocked or ignored fault signal kills. */
     struct gsigaction act = sig_action(sig);
     if (act.handler <= GSIG_IGN || (c->sig_blocked & GSIG_BIT(sig))) {
-        /* WIRE(strace): strace_signal(c, &si) here */
+        if (UNLIKELY(strace_on))
+            strace_signal(c, &si);
         terminate(c, sig);
         return false;
     }

@@ -59,7 +59,8 @@ check "exec: the same on stderr" $(same "$dir/strace_demo_exec.expected" "$tmp/e
 
 # fork: from the fork on, lines carry the pid of their process.  The
 # processes run concurrently, so each one's lines are compared in order,
-# the parent's first; pids become P and C, alignment spaces one space.
+# the parent's first; pids become P and C, alignment spaces one space, the
+# child's CPU times in SIGCHLD's siginfo T (strace -f shows the same lines).
 "$elfemu" --strace --trace-file "$tmp/forktrace" "$demo" fork >"$tmp/out" 2>"$tmp/err" </dev/null &
 ppid=$!
 wait $ppid
@@ -67,9 +68,14 @@ check "fork: exit status 0" $([ $? = 0 ]; echo $?)
 check "fork: the child wrote" $(grep -qx child "$tmp/out"; echo $?)
 cpid=$(sed -n 's/^\[pid *'$ppid'\] fork() *= \([0-9]*\)$/\1/p' "$tmp/forktrace")
 sed -e 's/^\[pid *'"$ppid"'\]/[pid P]/' -e 's/^\[pid *'"${cpid:-none}"'\]/[pid C]/' \
-    -e 's/= '"${cpid:-none}"'$/= C/' -e 's/) *= /) = /' "$tmp/forktrace" >"$tmp/forknorm"
-{ grep -v '^\[pid C\]' "$tmp/forknorm"; grep '^\[pid C\]' "$tmp/forknorm"; } >"$tmp/forksorted"
+    -e 's/= '"${cpid:-none}"'$/= C/' -e 's/) *= /) = /' -e 's/si_pid='"${cpid:-none}"',/si_pid=C,/' \
+    -e 's/si_utime=[0-9]*, si_stime=[0-9]*/si_utime=T, si_stime=T/' "$tmp/forktrace" >"$tmp/forknorm"
+# The parent's SIGCHLD comes after its wait4, or before it when the child
+# was quicker (natively too): checked on its own.
+{ grep -v '^\[pid C\]' "$tmp/forknorm" | grep -v SIGCHLD; grep '^\[pid C\]' "$tmp/forknorm"; } >"$tmp/forksorted"
 check "fork: each process's lines as expected" $(same "$dir/strace_demo_fork.expected" "$tmp/forksorted"; echo $?)
+check "fork: the parent's SIGCHLD line" $([ "$(grep -c SIGCHLD "$tmp/forknorm")" = 1 ] &&
+    grep -qxF '[pid P] --- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=C, si_uid=0, si_status=3, si_utime=T, si_stime=T} ---' "$tmp/forknorm"; echo $?)
 
 # The native oracle, where strace can trace (ptrace may be forbidden).
 if command -v strace >/dev/null 2>&1 && strace -o "$tmp/probe" true 2>/dev/null; then
