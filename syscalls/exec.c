@@ -5,7 +5,8 @@
  * such as -L) with the guest's program, argv and envp, so the whole process
  * tree stays emulated.  The guest's argv[0] arrives unchanged (-0), the
  * program path is taken as execve takes it (--execve: no $PATH search), and
- * the guest's envp becomes the host environment of the new elfemu.
+ * the guest's envp becomes the host environment of the new elfemu (the
+ * entries the host's loader would act on hidden, see exec_env.h).
  *
  * Once the host execve succeeds there is no way back to the guest, so
  * everything execve can fail on is decided here first, in the kernel's
@@ -30,6 +31,7 @@
 #include <unistd.h>
 
 #include "loader/loader.h"
+#include "syscalls/exec_env.h"
 #include "syscalls/paths.h"
 #include "syscalls/procfs.h"
 #include "syscalls/strace.h"
@@ -41,8 +43,11 @@
 #define ARG_MAX_MIN (32 * 4096ull)    /* ARG_MAX: the room always granted */
 #define STK_LIM (8ull << 20)          /* _STK_LIM */
 
-/* Set once before the guest runs (elfemu_create), read-only afterwards. */
+/* Set once before the guest runs (elfemu_create), read-only afterwards:
+ * the words, and the loader variables this elfemu was started with. */
 static char **reexec_words;
+static char **loader_env;
+extern char **environ;
 
 static void free_words(char **w)
 {
@@ -57,8 +62,18 @@ int sys_set_exec_config(const char *const *argv, const char *sysroot)
     (void)sysroot;
     free_words(reexec_words);
     reexec_words = NULL;
+    free_words(loader_env);
+    loader_env = NULL;
     if (!argv || !argv[0])
         return 0;
+    size_t nl = 0;
+    for (size_t i = 0; environ && environ[i]; i++)
+        nl += exec_env_loader_var(environ[i]);
+    if (!(loader_env = calloc(nl + 1, sizeof(*loader_env))))
+        return -ENOMEM;
+    for (size_t i = 0, k = 0; environ && environ[i]; i++)
+        if (exec_env_loader_var(environ[i]) && !(loader_env[k++] = strdup(environ[i])))
+            return -ENOMEM;
     size_t n = 0;
     while (argv[n])
         n++;
@@ -225,6 +240,7 @@ static int do_execve(struct cpu *c, int dirfd, uint64_t upath, uint64_t uargv, u
     if (renamed[0])
         snprintf(filename, sizeof(filename), "%s", renamed);
     const char **hargv = NULL, **henvp = NULL;
+    char *hidden = NULL;
     struct exec_vec av = { 0 }, ev = { 0 };
     uint64_t room;
     int r;
@@ -270,8 +286,15 @@ static int do_execve(struct cpu *c, int dirfd, uint64_t upath, uint64_t uargv, u
     const char *trace_words[4];
     int ntrace = strace_reexec_args(trace_words);
     hargv = calloc(nw + (size_t)ntrace + 10 + av.n + 1, sizeof(*hargv));
-    henvp = calloc(ev.n + 1, sizeof(*henvp));
-    if (!hargv || !henvp) {
+    size_t nl = 0, hidden_len = 0;
+    while (loader_env && loader_env[nl])
+        nl++;
+    for (uint64_t i = 0; i < ev.n; i++)
+        if (exec_env_loader_var(ev.s[i]) || exec_env_hidden(ev.s[i]))
+            hidden_len += sizeof(EXEC_ENV_HIDE) + strlen(ev.s[i]);
+    henvp = calloc(ev.n + nl + 1, sizeof(*henvp));
+    hidden = malloc(hidden_len + 1);
+    if (!hargv || !henvp || !hidden) {
         r = -ENOMEM;
         goto out;
     }
@@ -300,8 +323,16 @@ static int do_execve(struct cpu *c, int dirfd, uint64_t upath, uint64_t uargv, u
     hargv[k++] = filename;
     for (uint64_t i = 1; i < av.n; i++)
         hargv[k++] = av.s[i];
-    for (uint64_t i = 0; i < ev.n; i++)
+    char *h = hidden;
+    for (uint64_t i = 0; i < ev.n; i++) {
         henvp[i] = ev.s[i];
+        if (exec_env_loader_var(ev.s[i]) || exec_env_hidden(ev.s[i])) {
+            henvp[i] = h;
+            h += sprintf(h, "%s%s", EXEC_ENV_HIDE, ev.s[i]) + 1;
+        }
+    }
+    for (size_t i = 0; i < nl; i++)
+        henvp[ev.n + i] = loader_env[i];
 
     if (dirfd_flags & FD_CLOEXEC)
         fcntl(dirfd, F_SETFD, dirfd_flags & ~FD_CLOEXEC);
@@ -320,6 +351,7 @@ out:
     free(ev.s);
     free(hargv);
     free(henvp);
+    free(hidden);
     return r;
 }
 

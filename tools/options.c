@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "syscalls/exec_env.h"
 #include "tools/options.h"
 
 void options_usage(FILE *f)
@@ -229,6 +230,22 @@ int options_parse(struct options *o, int argc, char **argv, char **environ)
         } else {
             return fail("unknown option", a);
         }
+    }
+    if (o->execve) {
+        /* A guest's execve (exec_env.h): the loader's variables are not the
+         * guest's; the guest's own arrive hidden, in place. */
+        int k = 0;
+        for (int j = 0; o->env[j]; j++) {
+            char *e = o->env[j];
+            if (exec_env_hidden(e))
+                memmove(e, e + sizeof(EXEC_ENV_HIDE) - 1, strlen(e) - (sizeof(EXEC_ENV_HIDE) - 1) + 1);
+            else if (exec_env_loader_var(e)) {
+                free(e);
+                continue;
+            }
+            o->env[k++] = e;
+        }
+        o->env[k] = NULL;
     }
     if (i >= argc)
         return fail("no PROGRAM given", NULL);

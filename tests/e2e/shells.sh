@@ -3,7 +3,7 @@
 # native runs (stdout, exit status, stderr; see lib.sh). The POSIX scripts run
 # under both shells, the bash ones under bash only.
 . "$(dirname "$0")/lib.sh"
-need bash dash sh sleep rev tac head basename env cat tr sort seq wc grep diff
+need bash dash sh sleep rev tac head basename env cat tr sort seq wc grep diff ldd sed
 
 scripts() {
     mkdir d && printf 'one\ntwo\nthree\n' >d/lines && printf 'b\na\nc\n' >d/abc
@@ -195,4 +195,10 @@ same "bash: arrays, [[ ]], expansions" -- bash bashisms.sh
 same "bash: process substitution, pipefail, coproc" -- bash bashpipes.sh
 same "bash: a background program" -- bash -c 'sleep 0.1 & wait $!; echo "status $?"'
 same "bash --version" -- bash --version
+# LD_ variables a shell passes to the programs it starts are theirs (and
+# their dynamic loader's), not the host loader's that loads the emulator:
+# ldd runs ld.so with LD_TRACE_LOADED_OBJECTS=1; env shows the order.
+same "sh: ldd, LD_ variables of started programs" -- sh -c 'ldd /bin/true | sed "s/ (0x[0-9a-f]*)//";
+    X=1 LD_BIND_NOW=1 ELFEMU_GUEST_ENV_Q=2 LD_LIBRARY_PATH=/nonexistent GLIBC_TUNABLES=glibc.malloc.check=0 Y=3 env;
+    LD_TRACE_LOADED_OBJECTS=1 /bin/true | sed "s/ (0x[0-9a-f]*)//"'
 finish
