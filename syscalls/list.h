@@ -259,7 +259,7 @@ SYSCALL(ioprio_get, 252, -1, "d:dd")
 SYSCALL(ioprio_set, 251, -1, "d:ddd")
 /* signal.c, sigframe.c */
 SYSCALL(rt_sigaction, 13, -1, "d:SApu")
-SYSCALL(rt_sigprocmask, 14, -1, "d:dqQu")
+SYSCALL(rt_sigprocmask, 14, -1, "d:gqQu")
 SYSCALL(rt_sigreturn, 15, -1, "d:")
 SYSCALL(rt_sigpending, 127, -1, "d:Qu")
 SYSCALL(rt_sigsuspend, 130, -1, "d:qu")
