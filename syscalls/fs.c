@@ -35,7 +35,9 @@ int fs_path_arg(struct cpu *c, int dirfd, uint64_t addr, int flags, struct host_
     if (p)
         return path_resolve(c, dirfd, p, flags, hp);
     hp->dirfd = dirfd;
-    hp->path = guest_ptr(c, addr, 1, PROT_READ);
+    /* A null path stays null: with AT_EMPTY_PATH the kernel takes it for
+     * "" (statx, newfstatat... since Linux 6.11), else it is -EFAULT. */
+    hp->path = addr ? guest_ptr(c, addr, 1, PROT_READ) : NULL;
     hp->proc = 0;
     hp->tid = 0;
     return 0;
@@ -147,20 +149,22 @@ int64_t sys_openat2(struct cpu *c, const uint64_t a[6])
             return -E2BIG;
     int err;
     const char *p = guest_str(c, a[1], GUEST_PATH_MAX, &err);
-    if (!p)
-        return err;
+    if (!p) /* the host checks how first, then fails on the path */
+        return host_ret(syscall(SYS_openat2, (int)a[0], guest_ptr(c, a[1], 1, PROT_READ), &how,
+                                sizeof(how)));
     struct host_path hp;
     int flags = (how.flags & O_NOFOLLOW) ? PATH_NOFOLLOW : 0;
     if ((err = path_resolve(c, (int)a[0], p, flags, &hp)))
         return err;
-    /* A /proc view the emulator serves: opened as openat() would (the
-     * host's openat2 still validates how first). */
+    /* A /proc view the emulator serves: the host opens the same /proc file
+     * first, so that how and the RESOLVE_* rules (no magic links, no
+     * crossing into /proc...) give the kernel's answer; then the view is
+     * opened as openat() would. */
     if (hp.proc) {
-        long r = syscall(SYS_openat2, -1, "", &how, sizeof(how));
-        if (r < 0 && errno == EINVAL)
-            return -EINVAL;
-        if (r >= 0)
-            close((int)r);
+        long r = syscall(SYS_openat2, (int)a[0], p, &how, sizeof(how));
+        if (r < 0)
+            return -errno;
+        close((int)r);
         return path_openat(c, (int)a[0], p, (int)how.flags, (mode_t)how.mode);
     }
     return host_ret(syscall(SYS_openat2, hp.dirfd, hp.path, &how, sizeof(how)));

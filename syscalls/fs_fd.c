@@ -73,8 +73,10 @@ int64_t sys_fcntl(struct cpu *c, const uint64_t a[6])
     case F_ADD_SEALS: case F_GET_SEALS: case F_DUPFD_QUERY: case F_CREATED_QUERY:
         return host_ret(syscall(SYS_fcntl, fd, cmd, arg));
     }
-    /* The pointer commands look at the descriptor first (fdget_raw()). */
-    if (fcntl(fd, F_GETFD) < 0)
+    /* The pointer commands look at the descriptor first (fdget_raw()): an
+     * O_PATH one allows none of them (check_fcntl_cmd()). */
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || (fl & O_PATH))
         return -EBADF;
     switch (cmd) {
     case F_GETLK: case F_SETLK: case F_SETLKW:
