@@ -3,7 +3,7 @@
 # compared with their native runs (stdout, exit status, stderr; see lib.sh).
 . "$(dirname "$0")/lib.sh"
 need python3 perl sh seq tr sort echo sleep wc
-need_run "python3's modules" -- python3 -c 'import json, re, hashlib, zlib, gzip, sqlite3, csv, decimal, fractions, threading, subprocess, asyncio, concurrent.futures'
+need_run "python3's modules" -- python3 -c 'import json, re, hashlib, zlib, gzip, sqlite3, csv, decimal, fractions, threading, subprocess, asyncio, concurrent.futures, test.test_fcntl, test.test_mmap, test.test_epoll, test.test_pty, test.test_select'
 need_run "perl's modules" -- perl -MDigest::MD5 -MDigest::SHA -MPOSIX -MList::Util -MMIME::Base64 -e 1
 
 data() {
@@ -118,6 +118,11 @@ async def main():
     w.write(b"ping\n"); print(await r.readline()); w.close(); srv.close(); await srv.wait_closed()
     print(await asyncio.wait_for(asyncio.sleep(0.01, "slept"), 5))
 asyncio.run(main())'
+# CPython's own regression tests of the modules closest to the syscalls
+# (libpython3.11-testsuite): each test's name and verdict (ok, skipped and
+# why) must be the native run's; timings and load averages are left out.
+same_sh "python3 -m test: fcntl, mmap, epoll, pty, select" -- 'E python3 -m test -v test_fcntl test_mmap test_epoll test_pty test_select 2>&1 |
+    grep -E " \.\.\. |^Ran |^OK|^FAILED|^Tests result|tests? OK" | sed "s/^\(Ran .*\) in .*/\1/"'
 same "python3: script from stdin" -i nums -- python3 -c 'import sys; print(sum(int(l) for l in sys.stdin))'
 
 pl() { n=$1; shift; same "perl: $n" -- perl -e "$@"; }
