@@ -27,11 +27,22 @@ const struct iovec *fs_iovec_arg(struct cpu *c, uint64_t addr, uint64_t n, int p
     struct guest_iovec {
         uint64_t base, len;
     } g;
+    /* The kernel transfers at most MAX_RW_COUNT bytes in all, so a huge
+     * length on a small buffer is no fault when its first MAX_RW_COUNT
+     * bytes lie in the address space (a single element is clipped before
+     * its check; the host still checks the whole of the others against its
+     * own address space): only the part the kernel may use is checked
+     * against the guest space. */
+    const uint64_t max_rw = INT_MAX & ~(uint64_t)(MM_PAGE_SIZE - 1);
+    uint64_t total = 0;
     for (uint64_t i = 0; i < n; i++) {
         if (copy_from_guest(c, &g, addr + i * sizeof(g), sizeof(g)))
             return HOST_FAULT_ADDR;
         /* A negative length stays as it is: the host's -EINVAL. */
-        out[i].iov_base = guest_ptr(c, g.base, g.len, prot);
+        uint64_t len = (int64_t)g.len < 0 ? g.len : g.len < max_rw - total ? g.len : max_rw - total;
+        if ((int64_t)g.len >= 0)
+            total += len;
+        out[i].iov_base = guest_ptr(c, g.base, len, prot);
         out[i].iov_len = g.len;
     }
     return out;

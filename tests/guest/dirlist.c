@@ -141,6 +141,56 @@ int main(void)
     close(cases[2].fd);
     close(fd);
 
+    /* The old getdents (d_type in the last byte of each record), rewinding
+     * with lseek, count 0, an O_PATH descriptor. */
+    fd = open(dir, O_RDONLY | O_DIRECTORY);
+    char big[4096];
+    long r = syscall(SYS_getdents, fd, big, sizeof(big));
+    int old_n = 0, old_dirs = 0;
+    for (long off = 0; off < r;) {
+        unsigned short reclen = *(unsigned short *)(big + off + 16);
+        old_n++;
+        old_dirs += big[off + reclen - 1] == DT_DIR;
+        off += reclen;
+    }
+    printf("getdents (old): %d entries, %d directories\n", old_n, old_dirs);
+    printf("getdents at the end: %ld\n", syscall(SYS_getdents, fd, big, sizeof(big)));
+    printf("lseek to 0: %ld\n", (long)lseek(fd, 0, SEEK_SET));
+    r = syscall(SYS_getdents64, fd, big, sizeof(big));
+    int again64 = 0;
+    for (long off = 0; off < r; off += ((struct linux_dirent64 *)(big + off))->d_reclen)
+        again64++;
+    printf("getdents64 after it: %d entries\n", again64);
+    printf("lseek SEEK_END on a directory: %s\n", lseek(fd, 0, SEEK_END) < 0 ? strerrorname_np(errno) : "ok");
+    long z = syscall(SYS_getdents64, fd, big, 0);
+    printf("getdents64 count 0: %ld %s\n", z, z < 0 ? strerrorname_np(errno) : "");
+    close(fd);
+    fd = open(dir, O_PATH);
+    z = syscall(SYS_getdents64, fd, big, sizeof(big));
+    printf("getdents64 of an O_PATH descriptor: %ld %s\n", z, z < 0 ? strerrorname_np(errno) : "");
+    close(fd);
+    fd = open(dir, O_WRONLY);
+    printf("open a directory O_WRONLY: %s\n", fd < 0 ? strerrorname_np(errno) : "opened");
+
+    /* A directory removed while it is open lists nothing, not even . and ..;
+     * an empty one lists just those. */
+    snprintf(p, sizeof(p), "%s/sub/empty", dir);
+    mkdir(p, 0700);
+    fd = open(p, O_RDONLY | O_DIRECTORY);
+    r = syscall(SYS_getdents64, fd, big, sizeof(big));
+    int empty_n = 0;
+    for (long off = 0; off < r; off += ((struct linux_dirent64 *)(big + off))->d_reclen)
+        empty_n++;
+    printf("an empty directory: %d entries\n", empty_n);
+    lseek(fd, 0, SEEK_SET);
+    rmdir(p);
+    z = syscall(SYS_getdents64, fd, big, sizeof(big));
+    printf("the same removed: %ld %s\n", z, z < 0 ? strerrorname_np(errno) : "");
+    DIR *gone = fdopendir(fd);
+    printf("readdir of it: %s\n", gone && readdir(gone) == NULL ? "nothing" : "something");
+    if (gone)
+        closedir(gone);
+
     /* readdir with rewinddir, telldir and seekdir. */
     DIR *d = opendir(dir);
     int count = 0;

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -555,6 +556,85 @@ static void fcntls(void)
     show("memfd_create MFD_HUGETLB|MFD_ALLOW_SEALING", memfd_create("h", MFD_HUGETLB | 0x1000) >= 0);
 }
 
+/* ------------------------------------------------------------ blocking calls and signals */
+
+/* A child holds the locks until it is told to let go.  A timer ticks every
+ * 20 ms: without SA_RESTART the first tick during the wait ends it with
+ * EINTR; with SA_RESTART the handler tells the child to let go and the
+ * restarted call succeeds (whenever the first tick comes). */
+static int release_fd = -1;
+static volatile sig_atomic_t ticks;
+
+static void on_tick(int sig)
+{
+    (void)sig;
+    if (ticks++ == 0 && release_fd >= 0)
+        write(release_fd, "x", 1);
+}
+
+static void ticking(bool on)
+{
+    struct itimerval it = { { 0, on ? 20000 : 0 }, { 0, on ? 20000 : 0 } };
+    setitimer(ITIMER_REAL, &it, NULL);
+}
+
+static void blocking(void)
+{
+    for (int restart = 0; restart < 2; restart++) {
+        int ready[2], done[2];
+        pipe(ready);
+        pipe(done);
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid == 0) {
+            int cfd = open("a", O_RDWR);
+            char c = fcntl(cfd, F_SETLK, &(struct flock){ .l_type = F_WRLCK }) == 0 &&
+                     flock(cfd, LOCK_EX) == 0 ? 'y' : 'n';
+            write(ready[1], &c, 1);
+            read(done[0], &c, 1);
+            _exit(0);
+        }
+        char c;
+        read(ready[0], &c, 1);
+        struct sigaction sa = { .sa_handler = on_tick, .sa_flags = restart ? SA_RESTART : 0 };
+        sigaction(SIGALRM, &sa, NULL);
+        const char *how = restart ? "with SA_RESTART" : "without SA_RESTART";
+        int fd = open("a", O_RDWR);
+        int fd2 = open("a", O_RDWR);
+        printf("%s (child locked: %c)\n", how, c);
+        ticks = 0;
+        release_fd = restart ? done[1] : -1;
+        ticking(true);
+        show("  F_SETLKW", fcntl(fd, F_SETLKW, &(struct flock){ .l_type = F_WRLCK }));
+        ticks = 0;
+        show("  flock LOCK_EX", flock(fd, LOCK_EX));
+        if (!restart) {
+            ticks = 0;
+            show("  F_OFD_SETLKW", fcntl(fd2, F_OFD_SETLKW, &(struct flock){ .l_type = F_WRLCK }));
+            ticks = 0;
+            show("  open a FIFO without a writer", open("fifo", O_RDONLY));
+            int p[2];
+            pipe(p);
+            ticks = 0;
+            show("  read an empty pipe", read(p[0], &c, 1));
+            close(p[0]);
+            close(p[1]);
+        }
+        ticking(false);
+        release_fd = -1;
+        if (!restart)
+            write(done[1], "x", 1);
+        waitpid(pid, NULL, 0);
+        close(fd);
+        close(fd2);
+        close(ready[0]);
+        close(ready[1]);
+        close(done[0]);
+        close(done[1]);
+    }
+    signal(SIGALRM, SIG_DFL);
+}
+
 /* ------------------------------------------------------------ descriptors */
 
 static void descriptors(void)
@@ -815,6 +895,7 @@ int main(void)
     holes();
     pipes();
     fcntls();
+    blocking();
     descriptors();
     at_calls();
     attributes();
