@@ -1,6 +1,6 @@
 /* File metadata for x86_64 guests beyond fs_paths.c: mknod, chown/lchown,
  * fchmodat2, utimes/futimesat/utime, setting and removing extended
- * attributes, sync/syncfs.  Time arguments are copied into host structures
+ * attributes, sync/syncfs, file handles, cachestat.  Time arguments are copied into host structures
  * first, as the kernel does before it looks the path up. */
 #include <errno.h>
 #include <fcntl.h>
@@ -145,4 +145,42 @@ int64_t sys_sync(struct cpu *c, const uint64_t a[6])
 int64_t sys_syncfs(struct cpu *c, const uint64_t a[6])
 {
     return host_ret(syscall(SYS_syncfs, (int)a[0]));
+}
+
+/* struct file_handle { u32 handle_bytes; int handle_type; u8 f_handle[]; }:
+ * at most MAX_HANDLE_SZ (128) opaque bytes.  The handle, and the mount id
+ * (an int, or a u64 with AT_HANDLE_MNT_ID_UNIQUE), stay in guest memory:
+ * the host reads handle_bytes and writes the rest there itself, in the
+ * kernel's order. */
+#define HANDLE_MAX_BYTES (8 + 128)
+
+int64_t sys_name_to_handle_at(struct cpu *c, const uint64_t a[6])
+{
+    struct host_path hp;
+    int err = fs_path_arg(c, (int)a[0], a[1], (a[4] & AT_SYMLINK_FOLLOW) ? 0 : PATH_NOFOLLOW, &hp);
+    if (err)
+        return err;
+    void *handle = guest_ptr(c, a[2], HANDLE_MAX_BYTES, PROT_READ | PROT_WRITE);
+    void *mount_id = guest_ptr(c, a[3], sizeof(uint64_t), PROT_WRITE);
+    return host_ret(syscall(SYS_name_to_handle_at, hp.dirfd, hp.path, handle, mount_id, (int)a[4]));
+}
+
+int64_t sys_open_by_handle_at(struct cpu *c, const uint64_t a[6])
+{
+    const void *handle = guest_ptr(c, a[1], HANDLE_MAX_BYTES, PROT_READ);
+    return host_ret(syscall(SYS_open_by_handle_at, (int)a[0], handle, (int)a[2]));
+}
+
+#ifndef SYS_cachestat
+#define SYS_cachestat 451
+#endif
+
+/* cachestat(fd, struct cachestat_range { u64 off, len; } *,
+ * struct cachestat { five u64 counters } *, flags): plain structures the
+ * host reads and writes in guest memory. */
+int64_t sys_cachestat(struct cpu *c, const uint64_t a[6])
+{
+    const void *range = guest_ptr(c, a[1], 16, PROT_READ);
+    void *cstat = guest_ptr(c, a[2], 40, PROT_WRITE);
+    return host_ret(syscall(SYS_cachestat, (unsigned)a[0], range, cstat, (unsigned)a[3]));
 }

@@ -116,6 +116,9 @@ SYSCALL(lremovexattr, 198, -1, "d:ss")
 SYSCALL(fremovexattr, 199, -1, "d:fs")
 SYSCALL(sync, 162, -1, "d:")
 SYSCALL(syncfs, 306, -1, "d:f")
+SYSCALL(name_to_handle_at, 303, -1, "d:Dsppa")
+SYSCALL(open_by_handle_at, 304, -1, "d:fpo")
+SYSCALL(cachestat, 451, -1, "d:fppx")
 /* ioctl.c */
 /* fs_paths.c */
 SYSCALL(stat, 4, -1, "d:sh")

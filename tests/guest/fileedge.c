@@ -768,6 +768,54 @@ static void attributes(void)
     close(fd);
 }
 
+/* ------------------------------------------------------------ file handles, cachestat */
+
+static void handles(void)
+{
+    put_file("hf", "by handle\n");
+    struct {
+        struct file_handle h;
+        unsigned char bytes[128];
+    } fh = { .h.handle_bytes = 0 };
+    int mount_id;
+    show("name_to_handle_at with no room", name_to_handle_at(AT_FDCWD, "hf", &fh.h, &mount_id, 0));
+    printf("  handle_bytes set: %s\n", fh.h.handle_bytes > 0 && fh.h.handle_bytes <= 128 ? "yes" : "no");
+    show("name_to_handle_at", name_to_handle_at(AT_FDCWD, "hf", &fh.h, &mount_id, 0));
+    int fd = open_by_handle_at(AT_FDCWD, &fh.h, O_RDONLY);
+    char buf[32] = { 0 };
+    printf("open_by_handle_at: %s", fd < 0 ? strerrorname_np(errno) : (read(fd, buf, sizeof(buf)), buf));
+    if (fd < 0)
+        printf("\n");
+    close(fd);
+    show("name_to_handle_at of a symlink (not followed)", name_to_handle_at(AT_FDCWD, "sl", &fh.h, &mount_id, 0));
+    show("name_to_handle_at AT_SYMLINK_FOLLOW", name_to_handle_at(AT_FDCWD, "sl", &fh.h, &mount_id, AT_SYMLINK_FOLLOW));
+    show("name_to_handle_at bad flags", name_to_handle_at(AT_FDCWD, "hf", &fh.h, &mount_id, 0x1));
+    show("name_to_handle_at bad handle", name_to_handle_at(AT_FDCWD, "hf", BAD, &mount_id, 0));
+    show("name_to_handle_at bad mount id", name_to_handle_at(AT_FDCWD, "hf", &fh.h, BAD, 0));
+    show("name_to_handle_at missing", name_to_handle_at(AT_FDCWD, "nope", &fh.h, &mount_id, 0));
+    show("open_by_handle_at bad handle", open_by_handle_at(AT_FDCWD, BAD, O_RDONLY));
+    fh.h.handle_bytes = 1000;
+    show("open_by_handle_at too many bytes", open_by_handle_at(AT_FDCWD, &fh.h, O_RDONLY));
+    unlink("hf");
+
+    struct {
+        uint64_t off, len;
+    } range = { 0, 0 };
+    uint64_t cs[5];
+    fd = open("a", O_RDONLY);
+    show("cachestat", syscall(451, fd, &range, cs, 0));
+    show("cachestat bad flags", syscall(451, fd, &range, cs, 1));
+    show("cachestat bad range", syscall(451, fd, BAD, cs, 0));
+    show("cachestat bad result", syscall(451, fd, &range, BAD, 0));
+    show("cachestat closed fd", syscall(451, 999, &range, cs, 0));
+    int p[2];
+    pipe(p);
+    show("cachestat of a pipe", syscall(451, p[0], &range, cs, 0));
+    close(p[0]);
+    close(p[1]);
+    close(fd);
+}
+
 /* ------------------------------------------------------------ a terminal of our own */
 
 static void print_termios(const char *what, const struct termios *t)
@@ -899,6 +947,7 @@ int main(void)
     descriptors();
     at_calls();
     attributes();
+    handles();
     terminal();
     cleanup();
     if (chdir("/") != 0 || rmdir(dir) != 0)
