@@ -178,8 +178,6 @@ static int64_t do_clone(struct cpu *c, const struct clone_req *r)
      * fails the whole call. */
     if ((r->flags & CLONE_PIDFD) && !guest_buf(c, r->pidfd, sizeof(int), PROT_WRITE))
         return -EFAULT;
-    /* WIRE(sig): CLONE_CLEAR_SIGHAND resets the child's guest handlers (the
-     * host's are elfemu's own and must stay). */
 
     fflush(NULL); /* nothing elfemu buffered may be written twice */
     gthread_fork_prepare();
@@ -209,6 +207,10 @@ static int64_t do_clone(struct cpu *c, const struct clone_req *r)
     /* The child. */
     gthread_fork_child(c);
     sig_fork_child(c);
+    /* CLONE_CLEAR_SIGHAND is not passed to the host (its handlers are
+     * elfemu's own): the guest's are reset here. */
+    if (r->flags & CLONE_CLEAR_SIGHAND)
+        sig_clear_handlers(c);
     if (UNLIKELY(strace_on))
         strace_forked(true);
     if (r->flags & CLONE_SETTLS)

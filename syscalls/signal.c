@@ -326,6 +326,22 @@ void sig_fork_child(struct cpu *c)
     host_setmask(host_mask_of(c->sig_blocked));
 }
 
+/* clone3(CLONE_CLEAR_SIGHAND) in the new process: the kernel's
+ * flush_signal_handlers(p, 0): handlers become SIG_DFL, ignored signals
+ * stay ignored, and every flag, mask and restorer is cleared. */
+void sig_clear_handlers(struct cpu *c)
+{
+    (void)c;
+    lock_actions();
+    for (int sig = 1; sig <= GSIG_MAX; sig++) {
+        if (actions[sig].handler != GSIG_IGN)
+            actions[sig].handler = GSIG_DFL;
+        actions[sig].flags = actions[sig].restorer = actions[sig].mask = 0;
+        host_install(sig, &actions[sig]);
+    }
+    unlock_actions();
+}
+
 void sig_prepare_exec(struct cpu *c)
 {
     host_block_all();

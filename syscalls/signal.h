@@ -57,6 +57,8 @@ void sig_exec_failed(struct cpu *c);                         /* it returned */
 void sig_fork_prepare(struct cpu *c);
 void sig_fork_parent(struct cpu *c);
 void sig_fork_child(struct cpu *c);                          /* in a fork child */
+/* clone3(CLONE_CLEAR_SIGHAND), in the child after sig_fork_child(). */
+void sig_clear_handlers(struct cpu *c);
 /* A temporary guest mask for a blocking host call (ppoll, pselect6,
  * epoll_pwait).  sig_mask_swap() makes guest_mask the guest's mask and
  * returns 0 with EVERY host signal blocked and *host_wait the host mask the

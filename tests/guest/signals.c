@@ -4,6 +4,8 @@
  * children killed by signals.  Run natively and under elfemu; the output
  * must be identical, so it prints facts, never addresses or pids. */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
@@ -21,6 +23,7 @@
 static sigjmp_buf jb;
 static volatile sig_atomic_t got_sig, got_code, count;
 static void *volatile got_addr;
+static volatile long got_rip;
 static volatile long got_err, got_trapno, got_flags, got_cs, got_ss, got_magic, got_aligned;
 
 static void on(int sig, void (*fn)(int, siginfo_t *, void *), int flags)
@@ -49,6 +52,7 @@ static void fault_jump(int sig, siginfo_t *si, void *ucp)
     got_addr = si->si_addr;
     got_err = uc->uc_mcontext.gregs[REG_ERR];
     got_trapno = uc->uc_mcontext.gregs[REG_TRAPNO];
+    got_rip = uc->uc_mcontext.gregs[REG_RIP];
     got_flags = (long)uc->uc_flags;
     got_cs = uc->uc_mcontext.gregs[REG_CSGSFS] & 0xffff;
     got_ss = (uc->uc_mcontext.gregs[REG_CSGSFS] >> 48) & 0xffff;
@@ -119,6 +123,25 @@ static void test_fpe(void)
         printf("fpe: sig=%d code=%s trapno=%ld\n", got_sig,
                got_code == FPE_INTDIV ? "FPE_INTDIV" : "?", got_trapno);
     }
+    /* The quotient does not fit: the same #DE, the same si_code. */
+    volatile int m = INT_MIN, n1 = -1;
+    if (sigsetjmp(jb, 1) == 0) {
+        volatile int q = m / n1;
+        (void)q;
+        printf("fpe INT_MIN/-1: no fault\n");
+    } else {
+        printf("fpe INT_MIN/-1: sig=%d code=%s\n", got_sig,
+               got_code == FPE_INTDIV ? "FPE_INTDIV" : "?");
+    }
+    volatile long lm = LONG_MIN, ln1 = -1;
+    if (sigsetjmp(jb, 1) == 0) {
+        volatile long q = lm % ln1;
+        (void)q;
+        printf("fpe LONG_MIN%%-1: no fault\n");
+    } else {
+        printf("fpe LONG_MIN%%-1: sig=%d code=%s\n", got_sig,
+               got_code == FPE_INTDIV ? "FPE_INTDIV" : "?");
+    }
     dfl(SIGFPE);
 }
 
@@ -141,9 +164,48 @@ static void test_ill_trap(void)
         __asm__ volatile("int3\n.globl int3_after\nint3_after:");
         printf("trap: no fault\n");
     } else {
-        printf("trap: sig=%d code=%#x trapno=%ld\n", got_sig, got_code, got_trapno);
+        printf("trap: sig=%d code=%#x trapno=%ld rip_after_int3=%d\n", got_sig, got_code,
+               got_trapno, got_rip == (long)int3_after);
     }
     dfl(SIGTRAP);
+}
+
+/* A shared file mapping past the end of a truncated file. */
+static void test_bus(void)
+{
+    char name[] = "/tmp/elfemu-sigbus-XXXXXX";
+    int fd = mkstemp(name);
+    if (fd < 0)
+        return;
+    unlink(name);
+    long pg = sysconf(_SC_PAGESIZE);
+    if (ftruncate(fd, 2 * pg) != 0)
+        return;
+    char *p = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    p[pg + 8] = 1;
+    if (ftruncate(fd, pg) != 0)
+        return;
+    on(SIGBUS, fault_jump, 0);
+    if (sigsetjmp(jb, 1) == 0) {
+        p[pg + 8] = 2;
+        printf("bus: no fault\n");
+    } else {
+        printf("bus past EOF: sig=%d code=%s addr_ok=%d\n", got_sig,
+               got_code == BUS_ADRERR ? "BUS_ADRERR" : "?", got_addr == p + pg + 8);
+    }
+    if (sigsetjmp(jb, 1) == 0) {
+        volatile char c = p[2 * pg - 1];
+        (void)c;
+        printf("bus: no fault\n");
+    } else {
+        printf("bus read past EOF: sig=%d code=%s addr_ok=%d\n", got_sig,
+               got_code == BUS_ADRERR ? "BUS_ADRERR" : "?", got_addr == p + 2 * pg - 1);
+    }
+    p[5] = 'k'; /* the page inside the file still works */
+    printf("bus: inside ok %d\n", p[5] == 'k');
+    dfl(SIGBUS);
+    munmap(p, 2 * pg);
+    close(fd);
 }
 
 /* ------------------------------------------------------------ editing the ucontext */
@@ -186,15 +248,19 @@ static void test_ucontext_edit(void)
 
 /* ------------------------------------------------------------ masks, flags */
 
-static volatile int order[16], norder;
+static volatile int order[16], vals[16], norder;
+static volatile int got_uid;
 static volatile int depth, maxdepth;
 
 static void record(int sig, siginfo_t *si, void *ucp)
 {
-    if (norder < 16)
+    if (norder < 16) {
+        vals[norder] = si->si_value.sival_int;
         order[norder++] = sig;
+    }
     got_code = si->si_code;
     got_sig = si->si_pid == getpid();
+    got_uid = si->si_uid == getuid();
 }
 
 static void print_order(const char *what)
@@ -218,8 +284,9 @@ static void test_masks(void)
     printf("blocked: delivered=%d pending=%d\n", norder, sigismember(&p, SIGUSR1));
     sigprocmask(SIG_UNBLOCK, &s, NULL);
     sigpending(&p);
-    printf("unblocked: delivered=%d code=%s own_pid=%d pending=%d\n", norder,
-           got_code == SI_USER ? "SI_USER" : "?", (int)got_sig, sigismember(&p, SIGUSR1));
+    printf("unblocked: delivered=%d code=%s own_pid=%d own_uid=%d pending=%d\n", norder,
+           got_code == SI_USER ? "SI_USER" : "?", (int)got_sig, (int)got_uid,
+           sigismember(&p, SIGUSR1));
     norder = 0;
     int r = sigprocmask(12345, &s, NULL);
     printf("bad how: %d %s\n", r, strerror(errno));
@@ -244,14 +311,27 @@ static void test_masks(void)
     sigaddset(&s, rt);
     sigprocmask(SIG_BLOCK, &s, NULL);
     for (int i = 0; i < 3; i++)
-        sigqueue(getpid(), rt, (union sigval){ .sival_int = i });
+        sigqueue(getpid(), rt, (union sigval){ .sival_int = 10 + i });
+    on(rt - 1, record, 0);
+    sigaddset(&s, rt - 1);
+    sigaddset(&s, SIGUSR1);
+    sigprocmask(SIG_BLOCK, &s, NULL);
+    sigqueue(getpid(), rt - 1, (union sigval){ .sival_int = 7 });
+    raise(SIGUSR1);
+    sigpending(&p);
+    printf("rt pending: %d %d\n", sigismember(&p, rt), sigismember(&p, rt - 1));
     sigprocmask(SIG_UNBLOCK, &s, NULL);
-    printf("rt queued: %d deliveries code=%s\n", norder, got_code == SI_QUEUE ? "SI_QUEUE" : "?");
+    printf("rt queued: %d deliveries code=%s own_pid=%d own_uid=%d values", norder,
+           got_code == SI_QUEUE ? "SI_QUEUE" : "?", (int)got_sig, (int)got_uid);
+    for (int i = 0; i < norder; i++)
+        printf(" %d:%d", order[i], vals[i]);
+    printf("\n");
     norder = 0;
     dfl(SIGUSR1);
     dfl(SIGUSR2);
     dfl(SIGHUP);
     dfl(rt);
+    dfl(rt - 1);
 }
 
 static void nested(int sig, siginfo_t *si, void *ucp)
@@ -350,6 +430,58 @@ static void test_altstack(void)
     printf("disabled: %s\n", old.ss_flags == SS_DISABLE ? "SS_DISABLE" : "?");
     dfl(SIGUSR1);
     free(alt);
+}
+
+/* A stack overflow: the handler can only run on the alternate stack. */
+static char *small_stack;
+static ucontext_t main_uc, deep_uc;
+static volatile int overflow_on_alt, overflow_in_guard;
+
+static void overflow_handler(int sig, siginfo_t *si, void *ucp)
+{
+    char here;
+    overflow_on_alt = &here > alt && &here < alt + altsize;
+    overflow_in_guard = (char *)si->si_addr < small_stack + 4096 &&
+                        (char *)si->si_addr >= small_stack;
+    siglongjmp(jb, 1);
+}
+
+static int recurse(int n)
+{
+    volatile char pad[512];
+    pad[0] = (char)n;
+    return recurse(n + 1) + pad[0];
+}
+
+static void deep(void)
+{
+    if (sigsetjmp(jb, 1) == 0)
+        recurse(0);
+    else
+        printf("overflow: handled on alt stack %d, si_addr in guard %d\n", overflow_on_alt,
+               overflow_in_guard);
+}
+
+static void test_overflow(void)
+{
+    size_t sz = 16 * 4096;
+    small_stack = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    mprotect(small_stack, 4096, PROT_NONE); /* the guard page */
+    alt = malloc(altsize);
+    stack_t ss = { .ss_sp = alt, .ss_size = altsize };
+    sigaltstack(&ss, NULL);
+    on(SIGSEGV, overflow_handler, SA_ONSTACK);
+    getcontext(&deep_uc);
+    deep_uc.uc_stack.ss_sp = small_stack;
+    deep_uc.uc_stack.ss_size = sz;
+    deep_uc.uc_link = &main_uc;
+    makecontext(&deep_uc, deep, 0);
+    swapcontext(&main_uc, &deep_uc);
+    ss.ss_flags = SS_DISABLE;
+    sigaltstack(&ss, NULL);
+    dfl(SIGSEGV);
+    free(alt);
+    munmap(small_stack, sz);
 }
 
 /* ------------------------------------------------------------ waiting for signals */
@@ -528,19 +660,68 @@ static void test_deaths(void)
     printf("ignored SIGTERM: exited %d status %d\n", WIFEXITED(st), WEXITSTATUS(st));
 }
 
+/* ------------------------------------------------------------ clone3(CLONE_CLEAR_SIGHAND) */
+
+struct clone3_args {
+    uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
+};
+#define CLEAR_SIGHAND 0x100000000ull
+
+static void test_clear_sighand(void)
+{
+    on(SIGUSR1, record, SA_RESTART);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = SIG_IGN;
+    sa.sa_flags = SA_RESTART;
+    sigaddset(&sa.sa_mask, SIGHUP);
+    sigaction(SIGUSR2, &sa, NULL);
+    fflush(stdout);
+    struct clone3_args ca = { .flags = CLEAR_SIGHAND, .exit_signal = SIGCHLD };
+    long pid = syscall(SYS_clone3, &ca, sizeof(ca));
+    if (pid == 0) {
+        struct sigaction o1, o2;
+        sigaction(SIGUSR1, NULL, &o1);
+        sigaction(SIGUSR2, NULL, &o2);
+        int bits = (o1.sa_handler == SIG_DFL) | (o1.sa_flags == 0) << 1 |
+                   (o2.sa_handler == SIG_IGN) << 2 | (o2.sa_flags == 0) << 3 |
+                   !sigismember(&o2.sa_mask, SIGHUP) << 4;
+        kill(getpid(), SIGUSR2); /* still ignored */
+        if (bits == 31)
+            kill(getpid(), SIGUSR1); /* now the default action: death */
+        _exit(bits);
+    }
+    int st = 0;
+    waitpid((pid_t)pid, &st, 0);
+    printf("CLONE_CLEAR_SIGHAND: %s %d\n", WIFSIGNALED(st) ? "killed by" : "exited",
+           WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+    struct sigaction o;
+    sigaction(SIGUSR1, NULL, &o);
+    printf("parent keeps its handler: %d\n", o.sa_sigaction == record);
+    ca.flags = CLEAR_SIGHAND | 0x800 | 0x100; /* CLONE_SIGHAND | CLONE_VM */
+    errno = 0;
+    long r = syscall(SYS_clone3, &ca, sizeof(ca));
+    printf("with CLONE_SIGHAND: %ld %s\n", r, strerror(errno));
+    dfl(SIGUSR1);
+    dfl(SIGUSR2);
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     test_segv();
     test_fpe();
     test_ill_trap();
+    test_bus();
     test_ucontext_edit();
     test_masks();
     test_flags();
     test_altstack();
+    test_overflow();
     test_wait();
     test_restart();
     test_deaths();
+    test_clear_sighand();
     printf("done\n");
     return 0;
 }
