@@ -66,7 +66,7 @@ enum {
     IO_FIBMAP = 1, IO_FIGETBSZ = 2,
     IO_FS_IOC_GETFLAGS = 0x80086601, IO_FS_IOC_SETFLAGS = 0x40086602,
     IO_FS_IOC_GETVERSION = 0x80087601, IO_FS_IOC_FSGETXATTR = 0x801C581F,
-    IO_FS_IOC_FSSETXATTR = 0x401C5820, IO_FICLONE = 0x40049409, IO_FICLONERANGE = 0x4020940D,
+    IO_FS_IOC_FSSETXATTR = 0x401C5820, IO_FS_IOC_FIEMAP = 0xC020660B, IO_FICLONE = 0x40049409, IO_FICLONERANGE = 0x4020940D,
     IO_BLKROGET = 0x125E, IO_BLKGETSIZE = 0x1260, IO_BLKSSZGET = 0x1268,
     IO_BLKBSZGET = 0x80081270, IO_BLKGETSIZE64 = 0x80081272, IO_BLKIOMIN = 0x1278,
     IO_BLKIOOPT = 0x1279, IO_BLKPBSZGET = 0x127B,
@@ -162,6 +162,22 @@ static int64_t ioctl_ifconf(struct cpu *c, int fd, uint64_t arg)
     return copy_to_guest(c, arg, &g, sizeof(g));
 }
 
+/* FS_IOC_FIEMAP: struct fiemap (32 bytes, fm_extent_count at 24) followed
+ * by fm_extent_count struct fiemap_extent (56 bytes each) that the kernel
+ * fills.  Nothing in it is a pointer, so the host reads and writes it in
+ * guest memory itself; only its extent must lie in the guest space (a
+ * count reaching past the guest space's end is -EFAULT, where Linux only
+ * checks against its larger address space).  A count over the kernel's
+ * FIEMAP_MAX_EXTENTS is the host's -EINVAL. */
+static int64_t ioctl_fiemap(struct cpu *c, int fd, uint64_t arg)
+{
+    uint32_t count = 0;
+    if (copy_from_guest(c, &count, arg + 24, sizeof(count)) || count > UINT32_MAX / 56)
+        count = 0;
+    void *fm = guest_ptr(c, arg, 32 + (uint64_t)count * 56, PROT_READ | PROT_WRITE);
+    return host_ret(syscall(SYS_ioctl, fd, (unsigned long)IO_FS_IOC_FIEMAP, fm));
+}
+
 int64_t sys_ioctl(struct cpu *c, const uint64_t a[6])
 {
     int fd = (int)a[0];
@@ -170,6 +186,8 @@ int64_t sys_ioctl(struct cpu *c, const uint64_t a[6])
     uint64_t arg = a[2];
     if (req == IO_SIOCGIFCONF)
         return ioctl_ifconf(c, fd, arg);
+    if (req == IO_FS_IOC_FIEMAP)
+        return ioctl_fiemap(c, fd, arg);
     const struct ioctl_desc *d = ioctl_find(req);
     if (!d) {
         if (fcntl(fd, F_GETFD) < 0)
