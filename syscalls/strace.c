@@ -253,6 +253,50 @@ void strace_exited(int status)
     emit_event(text, true);
 }
 
+/* How strace -f ends a thread group: a line for this thread, one for each
+ * other thread (others, the leader not among them), and the leader's last,
+ * without a pid once it is the only process traced. */
+static void group_end(const char *what, const pid_t *others, int n)
+{
+    pid_t self = (pid_t)syscall(SYS_gettid), pid = getpid();
+    if (n == 0 && self == pid) {
+        emit_event(what, true);
+        return;
+    }
+    char text[128];
+    if (self != pid) {
+        snprintf(text, sizeof(text), "[pid %5d] %s\n", (int)self, what);
+        emit(text, strlen(text), false);
+    }
+    for (int i = 0; i < n; i++) {
+        snprintf(text, sizeof(text), "[pid %5d] %s\n", (int)others[i], what);
+        emit(text, strlen(text), false);
+    }
+    if (atomic_load(&several_procs))
+        snprintf(text, sizeof(text), "[pid %5d] %s\n", (int)pid, what);
+    else
+        snprintf(text, sizeof(text), "%s\n", what);
+    emit(text, strlen(text), true);
+}
+
+void strace_group_killed(int sig, const pid_t *others, int n)
+{
+    char text[64];
+    struct sbuf b;
+    sb_init(&b, text, sizeof(text));
+    sb_puts(&b, "+++ killed by ");
+    fmt_signame(&b, sig);
+    sb_puts(&b, " +++");
+    group_end(text, others, n);
+}
+
+void strace_group_exited(int status, const pid_t *others, int n)
+{
+    char text[64];
+    snprintf(text, sizeof(text), "+++ exited with %d +++", status);
+    group_end(text, others, n);
+}
+
 /* ------------------------------------------------------------ the hook */
 
 void strace_enter(struct cpu *c, uint64_t nr, const uint64_t a[6])

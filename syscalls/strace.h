@@ -76,6 +76,11 @@ void strace_signal(struct cpu *c, const siginfo_t *si);
 /* `+++ killed by SIGSEGV +++` and `+++ exited with N +++` when the guest
  * process ends. */
 void strace_killed(int sig);
+/* The same for a whole thread group ended by one of its threads: others
+ * are the tids of the other threads but the leader (strace -f shows a line
+ * for each, the leader's last). */
+void strace_group_killed(int sig, const pid_t *others, int n);
+void strace_group_exited(int status, const pid_t *others, int n);
 void strace_exited(int status);
 
 #endif

@@ -102,14 +102,32 @@ static long host_futex(void *uaddr, int op, uint32_t val, const void *timeout_or
 
 static void group_release(struct cpu *c);
 
+/* The tids of the live threads but this one and the leader (--strace
+ * shows a line for each when the group ends); at most max. */
+static int other_tids(pid_t *out, int max)
+{
+    pid_t self = (pid_t)syscall(SYS_gettid), pid = getpid();
+    int n = 0;
+    pthread_mutex_lock(&threads_lock);
+    for (struct gthread *g = threads; g && n < max; g = g->next)
+        if (g->tid > 0 && g->tid != self && g->tid != pid)
+            out[n++] = g->tid;
+    pthread_mutex_unlock(&threads_lock);
+    return n;
+}
+
 /* The whole process ends now, from whichever thread (exit_group); c NULL
  * when no thread's robust futexes are left to release. */
 static __attribute__((noreturn)) void process_exit(struct cpu *c, int status)
 {
     if (c)
         group_release(c);
-    if (UNLIKELY(strace_on))
-        strace_exited(status);
+    if (UNLIKELY(strace_on) && !c) {
+        strace_exited(status); /* the last thread, threads_lock held */
+    } else if (UNLIKELY(strace_on)) {
+        pid_t others[256];
+        strace_group_exited(status, others, other_tids(others, 256));
+    }
     fflush(NULL);
     syscall(SYS_exit_group, status);
     _exit(status);
@@ -120,8 +138,10 @@ static __attribute__((noreturn)) void process_exit(struct cpu *c, int status)
 static __attribute__((noreturn)) void process_kill(struct cpu *c, int sig)
 {
     group_release(c);
-    if (UNLIKELY(strace_on))
-        strace_killed(sig);
+    if (UNLIKELY(strace_on)) {
+        pid_t others[256];
+        strace_group_killed(sig, others, other_tids(others, 256));
+    }
     fflush(NULL);
     struct rlimit no_core = { 0, 0 };
     setrlimit(RLIMIT_CORE, &no_core);
@@ -383,6 +403,10 @@ int64_t thread_clone(struct cpu *c, uint64_t flags, uint64_t stack, uint64_t pti
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_t pt;
+    /* The new thread's lines carry its tid from its first one on (it may
+     * run before this call returns). */
+    if (UNLIKELY(strace_on))
+        strace_set_threads(nthreads + 1);
     int e = pthread_create(&pt, &attr, thread_main, &s);
     pthread_attr_destroy(&attr);
     if (e == 0) {
@@ -392,6 +416,8 @@ int64_t thread_clone(struct cpu *c, uint64_t flags, uint64_t stack, uint64_t pti
     }
     pthread_sigmask(SIG_SETMASK, &s.mask, NULL);
     if (e != 0) {
+        if (UNLIKELY(strace_on))
+            strace_set_threads(nthreads);
         cpu_free(child);
         free(t);
         pthread_mutex_unlock(&threads_lock);
