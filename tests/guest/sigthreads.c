@@ -145,6 +145,81 @@ static void blocked_sem(void)
     sem_destroy(&sem);
 }
 
+/* ------------------------------------------------------------ cond_wait, futex */
+
+static pthread_mutex_t cw_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cw_cv = PTHREAD_COND_INITIALIZER;
+static volatile int cw_go;
+
+static void *cond_waiter(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&cw_mu);
+    waiter_tid = gettid_();
+    int wakeups = 0;
+    while (!cw_go) {
+        pthread_cond_wait(&cw_cv, &cw_mu);
+        wakeups++;
+    }
+    pthread_mutex_unlock(&cw_mu);
+    return NULL;
+}
+
+/* A raw FUTEX_WAIT: -EINTR after a handler, whatever SA_RESTART says. */
+static uint32_t fword;
+
+static void *futex_waiter(void *arg)
+{
+    (void)arg;
+    waiter_tid = gettid_();
+    long r = syscall(SYS_futex, &fword, 128 /* FUTEX_WAIT_PRIVATE */, 0, NULL, NULL, 0);
+    return (void *)(intptr_t)(r < 0 ? -errno : r);
+}
+
+static void blocked_cond_futex(int flags, const char *what)
+{
+    install(SIGUSR1, flags);
+    handler_runs = 0;
+    cw_go = 0;
+    waiter_tid = 0;
+    pthread_t t;
+    pthread_create(&t, NULL, cond_waiter, NULL);
+    while (!waiter_tid)
+        usleep(100);
+    wait_sleeping(waiter_tid);
+    pthread_kill(t, SIGUSR1);
+    while (!handler_runs)
+        usleep(100);
+    pthread_mutex_lock(&cw_mu);
+    cw_go = 1;
+    pthread_cond_signal(&cw_cv);
+    pthread_mutex_unlock(&cw_mu);
+    pthread_join(t, NULL);
+    printf("pthread_cond_wait, %s: handler %s, %d run(s), the wait ended normally\n", what,
+           handler_tid == waiter_tid ? "on the target thread" : "ON ANOTHER THREAD",
+           handler_runs);
+
+    handler_runs = 0;
+    waiter_tid = 0;
+    fword = 0;
+    pthread_create(&t, NULL, futex_waiter, NULL);
+    while (!waiter_tid)
+        usleep(100);
+    wait_sleeping(waiter_tid);
+    pthread_kill(t, SIGUSR1);
+    while (!handler_runs)
+        usleep(100);
+    if (flags & SA_RESTART)
+        wait_sleeping(waiter_tid); /* waiting again, for the same value */
+    fword = 1;
+    syscall(SYS_futex, &fword, 129 /* FUTEX_WAKE_PRIVATE */, 1, NULL, NULL, 0);
+    void *res;
+    pthread_join(t, &res);
+    printf("FUTEX_WAIT, %s: handler %s, futex %s\n", what,
+           handler_tid == waiter_tid ? "on the target thread" : "ON ANOTHER THREAD",
+           (intptr_t)res < 0 ? strerrorname_np((int)-(intptr_t)res) : "0");
+}
+
 /* ------------------------------------------------------------ process-directed */
 
 static volatile pid_t open_tid;
@@ -399,6 +474,8 @@ int main(void)
     blocked_read(0, "pthread_kill during read, no SA_RESTART");
     blocked_read(SA_RESTART, "pthread_kill during read, SA_RESTART");
     blocked_sem();
+    blocked_cond_futex(0, "no SA_RESTART");
+    blocked_cond_futex(SA_RESTART, "SA_RESTART");
     process_directed();
     dedicated_sigwait();
     masks();
