@@ -107,6 +107,13 @@ struct cpu {
 
     /* Segment selectors as the guest sees them (mov from sreg). */
     uint16_t sreg[8];
+    /* ia32: the thread's three GDT TLS entries (set_thread_area), GDT
+     * indexes CPU_TLS_FIRST.. ; a 32-bit guest loads one into %gs. */
+    struct cpu_tls_desc {
+        uint32_t base, limit;
+        uint32_t flags;     /* struct user_desc's bit field word */
+        bool present;
+    } tls[3];
 
     struct mm_space *mm;
     struct cpu_cache *cache; /* decoded blocks (cpu/block.c) */
@@ -129,6 +136,17 @@ struct cpu {
     uint64_t sys_nr;        /* an interrupted syscall's number, for its restart */
     int sys_restart;        /* enum sig_restart of a syscall that returned -EINTR */
 };
+
+/* The GDT indexes of the TLS entries Linux gives ia32 tasks (on an x86_64
+ * kernel too): selectors 0x63, 0x6b, 0x73. */
+#define CPU_TLS_FIRST 12
+#define CPU_TLS_COUNT 3
+
+/* Load a segment register of a 32-bit guest with a selector (MOV/POP to
+ * sreg): the null selector or the flat user selectors give base 0, a TLS
+ * selector the base set_thread_area gave it; false for any other selector
+ * (the caller raises #GP). */
+bool cpu_load_sreg(struct cpu *c, int slot, uint16_t sel);
 
 /* c->attention bits. */
 #define CPU_ATTN_CODE 0x1   /* decoded code was invalidated (cpu/block.c) */

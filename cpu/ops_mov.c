@@ -1,5 +1,7 @@
 /* Data movement: MOV (every form), MOVZX, MOVSX, MOVSXD, LEA, XCHG, XADD,
  * CMPXCHG, CMOVcc, SETcc, CBW/CWDE/CDQE, CWD/CDQ/CQO, BSWAP, NOP. */
+#include <signal.h>
+
 #include "cpu/decode.h"
 #include "cpu/flags.h"
 #include "cpu/mem.h"
@@ -73,6 +75,43 @@ static void op_mov_r_sreg(struct cpu *c, const struct op *op)
 static void op_mov_m_sreg(struct cpu *c, const struct op *op)
 {
     store16(c, op_ea(c, op), c->sreg[op->x1]);
+    NEXT(c, op);
+}
+
+bool cpu_load_sreg(struct cpu *c, int slot, uint16_t sel)
+{
+    unsigned idx = sel >> 3;
+    uint32_t base = 0;
+    if ((sel & 4) || (sel & 3) != 3) {
+        /* the LDT, or a kernel privilege level: only the null selector */
+        if (sel > 3 || slot == SEG_SS || slot == SEG_CS)
+            return false;
+    } else if (idx >= CPU_TLS_FIRST && idx < CPU_TLS_FIRST + CPU_TLS_COUNT) {
+        const struct cpu_tls_desc *t = &c->tls[idx - CPU_TLS_FIRST];
+        if (!t->present)
+            return false;
+        base = t->base;
+    } else if (sel != 0x2b && sel != 0x23) { /* __USER_DS, __USER32_CS: flat */
+        return false;
+    }
+    c->sreg[slot] = sel;
+    if (slot == SEG_FS || slot == SEG_GS)
+        c->seg_base[slot] = base;
+    return true;
+}
+
+/* MOV Sreg, r/m16 (32-bit guests): a selector that does not load is #GP,
+ * SIGSEGV with si_code SI_KERNEL from Linux. */
+static void op_mov_sreg_r(struct cpu *c, const struct op *op)
+{
+    if (!cpu_load_sreg(c, op->x1, (uint16_t)GPR16(c, op->r2)))
+        cpu_fault(c, SIGSEGV, 0x80 /* SI_KERNEL */, 0);
+    NEXT(c, op);
+}
+static void op_mov_sreg_m(struct cpu *c, const struct op *op)
+{
+    if (!cpu_load_sreg(c, op->x1, load16(c, op_ea(c, op))))
+        cpu_fault(c, SIGSEGV, 0x80 /* SI_KERNEL */, 0);
     NEXT(c, op);
 }
 
@@ -355,8 +394,20 @@ static bool dec_mov_forms(struct decoder *d)
         op->fn = op_mov_m_sreg;
         return dec_mem_op(d, 0);
     }
-    if (r0 >= ZYDIS_REGISTER_ES && r0 <= ZYDIS_REGISTER_GS)
-        return false;
+    if (r0 >= ZYDIS_REGISTER_ES && r0 <= ZYDIS_REGISTER_GS) {
+        /* To a segment register: 32-bit guests (64-bit code uses
+         * arch_prctl); CS cannot be loaded by MOV (#UD). */
+        static const uint8_t slot[] = { SEG_ES, SEG_CS, SEG_SS, SEG_DS, SEG_FS, SEG_GS };
+        if (d->bits != 32 || r0 == ZYDIS_REGISTER_CS)
+            return false;
+        op->x1 = slot[r0 - ZYDIS_REGISTER_ES];
+        if (is_reg(d, 1)) {
+            op->fn = op_mov_sreg_r;
+            return dec_reg_op(d, 1, &op->r2);
+        }
+        op->fn = op_mov_sreg_m;
+        return dec_mem_op(d, 1);
+    }
     unsigned w = size_index(n);
     if (is_reg(d, 0)) {
         if (!dec_reg_op(d, 0, &op->r1))

@@ -36,8 +36,15 @@ const struct iovec *fs_iovec_arg(struct cpu *c, uint64_t addr, uint64_t n, int p
     const uint64_t max_rw = INT_MAX & ~(uint64_t)(MM_PAGE_SIZE - 1);
     uint64_t total = 0;
     for (uint64_t i = 0; i < n; i++) {
-        if (copy_from_guest(c, &g, addr + i * sizeof(g), sizeof(g)))
+        if (c->bits == 32) { /* struct iovec of i386: two 32-bit words */
+            uint32_t w[2];
+            if (copy_from_guest(c, w, addr + i * sizeof(w), sizeof(w)))
+                return HOST_FAULT_ADDR;
+            g.base = w[0];
+            g.len = w[1];
+        } else if (copy_from_guest(c, &g, addr + i * sizeof(g), sizeof(g))) {
             return HOST_FAULT_ADDR;
+        }
         /* A negative length stays as it is: the host's -EINVAL. */
         uint64_t len = (int64_t)g.len < 0 ? g.len : g.len < max_rw - total ? g.len : max_rw - total;
         if ((int64_t)g.len >= 0)

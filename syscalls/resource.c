@@ -131,6 +131,19 @@ int64_t sys_getrlimit(struct cpu *c, const uint64_t a[6])
     return copy_to_guest(c, a[1], &rl, sizeof(rl));
 }
 
+/* ugetrlimit(resource, struct rlimit32 *) of i386 guests: a value above
+ * 32 bits, RLIM_INFINITY included, reads as 0xffffffff. */
+int64_t sys_ugetrlimit(struct cpu *c, const uint64_t a[6])
+{
+    struct rlimit rl;
+    int r = do_prlimit((int)a[0], NULL, &rl);
+    if (r != 0)
+        return r;
+    uint32_t out[2] = { rl.rlim_cur > 0xffffffffu ? 0xffffffffu : (uint32_t)rl.rlim_cur,
+                        rl.rlim_max > 0xffffffffu ? 0xffffffffu : (uint32_t)rl.rlim_max };
+    return copy_to_guest(c, a[1], out, sizeof(out));
+}
+
 int64_t sys_setrlimit(struct cpu *c, const uint64_t a[6])
 {
     /* The kernel copies the limit in before it looks at the resource. */

@@ -109,6 +109,7 @@ for group in $groups; do
         agree showargs_64_dyn a b
         agree selfmod_64_dyn
         agree showargs_32_static a b
+        agree --max=300000 printf_float_32_static
         ;;
     fuzz)
         # The random instructions come from every extension the emulated CPU

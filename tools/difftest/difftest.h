@@ -94,6 +94,8 @@ int native_step(struct native *n, struct native_stop *out, bool trap_may_be_sign
 int native_run_to(struct native *n, uint64_t addr, struct native_stop *out);
 /* Execute a system call in the child (64-bit ABI) without disturbing its
  * registers; returns the kernel's result (-errno on failure). */
+/* The same through int $0x80: the ia32 table, three arguments. */
+long native_syscall32(struct native *n, long nr, uint32_t a0, uint32_t a1, uint32_t a2);
 long native_syscall(struct native *n, long nr, uint64_t a0, uint64_t a1, uint64_t a2,
                     uint64_t a3, uint64_t a4, uint64_t a5);
 /* Memory of the child through /proc/PID/mem: 0 or -1. */

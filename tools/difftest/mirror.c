@@ -33,8 +33,14 @@ __asm__(".pushsection .text\n"
         "    syscall\n"
         "    int3\n"
         ".size dt_syscall_gadget, . - dt_syscall_gadget\n"
+        ".globl dt_int80_gadget\n"
+        ".type dt_int80_gadget, @function\n"
+        "dt_int80_gadget:\n"
+        "    int $0x80\n"
+        "    int3\n"
+        ".size dt_int80_gadget, . - dt_int80_gadget\n"
         ".popsection\n");
-extern const char dt_syscall_gadget[];
+extern const char dt_syscall_gadget[], dt_int80_gadget[];
 
 #define USER64_CS 0x33
 #define USER32_CS 0x23
@@ -204,6 +210,29 @@ int native_run_to(struct native *n, uint64_t addr, struct native_stop *out)
     out->si_code = si.si_code;
     out->fault_addr = (uint64_t)(uintptr_t)si.si_addr;
     return 0;
+}
+
+long native_syscall32(struct native *n, long nr, uint32_t a0, uint32_t a1, uint32_t a2)
+{
+    /* int $0x80 from 64-bit code reaches the ia32 table with ebx, ecx, edx. */
+    struct user_regs_struct saved = n->regs;
+    n->regs.rax = (unsigned long long)nr;
+    n->regs.rbx = a0;
+    n->regs.rcx = a1;
+    n->regs.rdx = a2;
+    n->regs.rip = (uintptr_t)dt_int80_gadget;
+    n->regs.cs = USER64_CS;
+    long ret = -EIO;
+    struct native_stop ns;
+    if (native_set_regs(n) == 0 && native_step(n, &ns, false) == 0 && ns.kind == NS_STEPPED &&
+        n->regs.rip == (uintptr_t)dt_int80_gadget + 2)
+        ret = (long)(int32_t)n->regs.rax;
+    else
+        fprintf(stderr, "elfemu-difftest: injecting ia32 syscall %ld into the child failed\n", nr);
+    n->regs = saved;
+    if (n->alive)
+        native_set_regs(n);
+    return ret;
 }
 
 long native_syscall(struct native *n, long nr, uint64_t a0, uint64_t a1, uint64_t a2,

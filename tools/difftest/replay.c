@@ -315,10 +315,13 @@ int replay_syscall(struct native *n, elfemu *vm, const struct dt_options *o,
         }
     }
 
-    /* ia32 TLS: the same GDT entry in the child.  x86_64's set_thread_area
-     * takes the same struct user_desc, which now holds the entry number the
-     * emulator chose. */
-    if (!is64 && nr == 243 && ret == 0 && native_syscall(n, 205, a[0], 0, 0, 0, 0, 0) != 0)
-        fprintf(stderr, "elfemu-difftest: set_thread_area in the child failed\n");
+    /* ia32 TLS: the same GDT entry in the child, through the ia32 table
+     * (x86_64's 205 is not served); the struct user_desc now holds the
+     * entry number the emulator chose. */
+    if (!is64 && nr == 243 && ret == 0) {
+        long r = native_syscall32(n, 243, (uint32_t)a[0], 0, 0);
+        if (r != 0)
+            fprintf(stderr, "elfemu-difftest: set_thread_area in the child failed (%ld)\n", r);
+    }
     return 0;
 }

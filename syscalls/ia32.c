@@ -1,0 +1,127 @@
+/* Calls only the i386 ABI has, for 32-bit guests: the TLS descriptors of
+ * set_thread_area/get_thread_area, mmap2 and the old mmap, and _llseek
+ * (ugetrlimit is in resource.c).  The calls both ABIs share go to the
+ * x86_64 handlers where every argument means the same (ints, descriptors,
+ * paths, byte buffers, and the structures whose layout is the same on both:
+ * statx, pollfd, the 64-bit-time ones); see the i386 numbers in list.h. */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "syscalls/syscalls.h"
+
+/* ------------------------------------------------------------ TLS descriptors */
+
+/* struct user_desc: entry_number, base_addr, limit, then a word of bit
+ * fields (seg_32bit:1 contents:2 read_exec_only:1 limit_in_pages:1
+ * seg_not_present:1 useable:1). */
+struct user_desc32 {
+    uint32_t entry, base, limit, flags;
+};
+#define UD_READ_EXEC_ONLY (1u << 3)
+#define UD_SEG_NOT_PRESENT (1u << 5)
+#define UD_CONTENTS(f) (((f) >> 1) & 3)
+
+/* LDT_empty()/LDT_zero(): a descriptor that clears the entry. */
+static bool desc_clears(const struct user_desc32 *u)
+{
+    bool empty = u->base == 0 && u->limit == 0 && UD_CONTENTS(u->flags) == 0 &&
+                 (u->flags & UD_READ_EXEC_ONLY) && (u->flags & UD_SEG_NOT_PRESENT) &&
+                 !(u->flags & 1) && !(u->flags & (1u << 4)) && !(u->flags & (1u << 6));
+    bool zero = u->base == 0 && u->limit == 0 && (u->flags & 0x7f) == 0;
+    return empty || zero;
+}
+
+/* do_set_thread_area(): entry -1 picks the first free slot and writes its
+ * number back. */
+int64_t sys_set_thread_area(struct cpu *c, const uint64_t a[6])
+{
+    struct user_desc32 u;
+    if (copy_from_guest(c, &u, a[0], sizeof(u)) != 0)
+        return -EFAULT;
+    int idx = (int)u.entry;
+    if (idx == -1) {
+        for (int i = 0; i < CPU_TLS_COUNT && idx == -1; i++)
+            if (!c->tls[i].present)
+                idx = CPU_TLS_FIRST + i;
+        if (idx == -1)
+            return -ESRCH;
+        uint32_t e = (uint32_t)idx;
+        if (copy_to_guest(c, a[0], &e, sizeof(e)) != 0)
+            return -EFAULT;
+    }
+    if (idx < CPU_TLS_FIRST || idx >= CPU_TLS_FIRST + CPU_TLS_COUNT)
+        return -EINVAL;
+    /* Code segments that are not conforming-readable, like the kernel. */
+    if (UD_CONTENTS(u.flags) == 3 && !desc_clears(&u) && (u.flags & UD_SEG_NOT_PRESENT) == 0 &&
+        (u.flags & UD_READ_EXEC_ONLY))
+        return -EINVAL;
+    struct cpu_tls_desc *t = &c->tls[idx - CPU_TLS_FIRST];
+    if (desc_clears(&u)) {
+        memset(t, 0, sizeof(*t));
+    } else {
+        t->base = u.base;
+        t->limit = u.limit;
+        t->flags = u.flags;
+        t->present = !(u.flags & UD_SEG_NOT_PRESENT);
+    }
+    /* A segment register holding the selector sees the new base at once. */
+    for (int s = SEG_FS; s <= SEG_GS; s++)
+        if ((c->sreg[s] >> 3) == (unsigned)idx && !cpu_load_sreg(c, s, c->sreg[s]))
+            cpu_load_sreg(c, s, 0);
+    return 0;
+}
+
+int64_t sys_get_thread_area(struct cpu *c, const uint64_t a[6])
+{
+    struct user_desc32 u;
+    if (copy_from_guest(c, &u, a[0], sizeof(u)) != 0)
+        return -EFAULT;
+    int idx = (int)u.entry;
+    if (idx < CPU_TLS_FIRST || idx >= CPU_TLS_FIRST + CPU_TLS_COUNT)
+        return -EINVAL;
+    const struct cpu_tls_desc *t = &c->tls[idx - CPU_TLS_FIRST];
+    u.base = t->base;
+    u.limit = t->limit;
+    /* An empty entry reads back as read_exec_only + seg_not_present. */
+    u.flags = t->present ? t->flags : (UD_READ_EXEC_ONLY | UD_SEG_NOT_PRESENT);
+    return copy_to_guest(c, a[0], &u, sizeof(u));
+}
+
+/* ------------------------------------------------------------ memory */
+
+/* mmap2(addr, len, prot, flags, fd, pgoff): the offset in 4096-byte pages. */
+int64_t sys_mmap2(struct cpu *c, const uint64_t a[6])
+{
+    const uint64_t b[6] = { a[0], a[1], a[2], a[3], (uint64_t)(int64_t)(int32_t)a[4],
+                            a[5] * 4096 };
+    return sys_mmap(c, b);
+}
+
+/* old_mmap(struct mmap_arg_struct *): six 32-bit words; the offset in
+ * bytes must be page aligned. */
+int64_t sys_old_mmap(struct cpu *c, const uint64_t a[6])
+{
+    uint32_t w[6];
+    if (copy_from_guest(c, w, a[0], sizeof(w)) != 0)
+        return -EFAULT;
+    if (w[5] & 4095)
+        return -EINVAL;
+    const uint64_t b[6] = { w[0], w[1], w[2], w[3], (uint64_t)(int64_t)(int32_t)w[4], w[5] };
+    return sys_mmap(c, b);
+}
+
+/* ------------------------------------------------------------ files */
+
+/* _llseek(fd, offset_high, offset_low, loff_t *result, whence). */
+int64_t sys__llseek(struct cpu *c, const uint64_t a[6])
+{
+    int64_t off = (int64_t)(((uint64_t)(uint32_t)a[1] << 32) | (uint32_t)a[2]);
+    int64_t r = host_ret(lseek((int)a[0], off, (int)a[4]));
+    if (r < 0)
+        return r;
+    return copy_to_guest(c, a[3], &r, sizeof(r)) ? -EFAULT : 0;
+}
