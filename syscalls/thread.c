@@ -206,10 +206,26 @@ static void futex_death(struct cpu *c, uint64_t addr, pid_t tid, bool pi, bool p
 }
 
 /* exit_robust_list(): walk the guest's list of held robust futexes. */
+/* A word of the guest's list: a pointer or a long, 4 bytes for ia32
+ * guests (compat_exit_robust_list()); 0 or -EFAULT. */
+static int robust_word(struct cpu *c, uint64_t addr, uint64_t *out, bool sign)
+{
+    if (c->bits != 32)
+        return copy_from_guest(c, out, addr, 8);
+    uint32_t w;
+    if (copy_from_guest(c, &w, addr, 4) != 0)
+        return -EFAULT;
+    *out = sign ? (uint64_t)(int64_t)(int32_t)w : w;
+    return 0;
+}
+
 static void exit_robust_list(struct cpu *c, struct gthread *t)
 {
     uint64_t head[3]; /* list.next, futex_offset, list_op_pending */
-    if (!t->robust_head || copy_from_guest(c, head, t->robust_head, sizeof(head)) != 0)
+    uint64_t w = c->bits == 32 ? 4 : 8;
+    if (!t->robust_head || robust_word(c, t->robust_head, &head[0], false) != 0 ||
+        robust_word(c, t->robust_head + w, &head[1], true) != 0 ||
+        robust_word(c, t->robust_head + 2 * w, &head[2], false) != 0)
         return;
     int64_t offset = (int64_t)head[1];
     uint64_t entry = head[0] & ~1ull, pending = head[2] & ~1ull;
@@ -219,7 +235,7 @@ static void exit_robust_list(struct cpu *c, struct gthread *t)
         uint64_t next;
         /* The next entry is fetched first: the futex may be freed once
          * its waiter runs. */
-        if (copy_from_guest(c, &next, entry, sizeof(next)) != 0)
+        if (robust_word(c, entry, &next, false) != 0)
             return;
         if (entry != pending)
             futex_death(c, entry + (uint64_t)offset, t->tid, pi, false);
@@ -485,7 +501,8 @@ int64_t sys_set_tid_address(struct cpu *c, const uint64_t a[6])
 
 int64_t sys_set_robust_list(struct cpu *c, const uint64_t a[6])
 {
-    if (a[1] != ROBUST_HEAD_SIZE)
+    /* struct robust_list_head: three words, 12 bytes for ia32 guests. */
+    if (a[1] != (c->bits == 32 ? 12 : ROBUST_HEAD_SIZE))
         return -EINVAL;
     me(c)->robust_head = a[0];
     return 0;
@@ -514,10 +531,11 @@ int64_t sys_get_robust_list(struct cpu *c, const uint64_t a[6])
          * known here (honestly refused); or no such task. */
         return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM) ? -EPERM : -ESRCH;
     }
-    uint64_t len = ROBUST_HEAD_SIZE;
-    if (copy_to_guest(c, a[2], &len, sizeof(len)) != 0)
+    uint64_t len = c->bits == 32 ? 12 : ROBUST_HEAD_SIZE;
+    unsigned w = c->bits == 32 ? 4 : 8; /* compat_size_t, compat_uptr_t */
+    if (copy_to_guest(c, a[2], &len, w) != 0)
         return -EFAULT;
-    return copy_to_guest(c, a[1], &head, sizeof(head));
+    return copy_to_guest(c, a[1], &head, w);
 }
 
 /* Futexes: guest memory is host memory, so a guest futex word is a host
