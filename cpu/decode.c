@@ -117,7 +117,7 @@ typedef bool (*family_decoder)(struct decoder *d);
 /* Most frequent first: the order only affects decode time. */
 static const family_decoder families[] = {
     dec_mov, dec_alu, dec_control, dec_stack, dec_shift, dec_muldiv, dec_bits,
-    dec_string, dec_system, dec_sse_int, dec_sse_fp, dec_sse_ext, dec_sse42, dec_bmi, dec_mmx, dec_x87,
+    dec_string, dec_system, dec_legacy, dec_sse_int, dec_sse_fp, dec_sse_ext, dec_sse42, dec_bmi, dec_mmx, dec_x87,
 };
 
 /* Decode one instruction at rip from bytes[0..avail) into op.

@@ -69,6 +69,7 @@ bool dec_sse_ext(struct decoder *d);
 bool dec_mmx(struct decoder *d);
 bool dec_sse42(struct decoder *d);
 bool dec_bmi(struct decoder *d);
+bool dec_legacy(struct decoder *d);
 
 /* Handlers every family may use. */
 void op_unimplemented(struct cpu *c, const struct op *op);
