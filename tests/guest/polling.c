@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -386,6 +387,66 @@ static void signalfd_tests(void)
     sigprocmask(SIG_UNBLOCK, &m, NULL);
 }
 
+/* The daemon pattern: SIGCHLD blocked and read through a signalfd that sits
+ * in an epoll set next to a pipe, the wait blocking until another process
+ * acts (the child writes, then exits with a status). */
+static void sigchld_epoll_tests(void)
+{
+    sigset_t m;
+    sigemptyset(&m);
+    sigaddset(&m, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &m, NULL);
+    int sfd = signalfd(-1, &m, SFD_NONBLOCK);
+    int p[2];
+    if (sfd < 0 || pipe(p) != 0)
+        return;
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    struct epoll_event ev = { .events = EPOLLIN, .data.u64 = 0x1122334455667788ull };
+    show("add the signalfd", epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &ev));
+    ev.data.u64 = 0xa5a5a5a5deadbeefull;
+    show("add the pipe", epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &ev));
+    pid_t pid = fork();
+    if (pid == 0) {
+        usleep(20000);
+        if (write(p[1], "x", 1) != 1)
+            _exit(1);
+        usleep(20000);
+        _exit(7);
+    }
+    close(p[1]);
+    bool got_pipe = false, got_sig = false;
+    while (!got_sig) {
+        struct epoll_event out[2];
+        int n = epoll_wait(ep, out, 2, 10000);
+        if (n <= 0) {
+            show("epoll_wait", n);
+            break;
+        }
+        for (int i = 0; i < n; i++) {
+            if (out[i].data.u64 == 0xa5a5a5a5deadbeefull && !got_pipe) {
+                char ch;
+                got_pipe = read(p[0], &ch, 1) == 1;
+                printf("pipe event, read %c\n", got_pipe ? ch : '?');
+            } else if (out[i].data.u64 == 0x1122334455667788ull) {
+                struct signalfd_siginfo si;
+                show("signalfd read", read(sfd, &si, sizeof(si)));
+                printf("  signo %s, code %s, pid is the child %s, status %d\n",
+                       si.ssi_signo == SIGCHLD ? "SIGCHLD" : "?",
+                       si.ssi_code == CLD_EXITED ? "CLD_EXITED" : "other",
+                       si.ssi_pid == (uint32_t)pid ? "yes" : "no", si.ssi_status);
+                got_sig = true;
+            }
+        }
+    }
+    int st = 0;
+    show("waitpid", waitpid(pid, &st, 0) == pid ? 0 : -1);
+    printf("  exit status %d\n", WEXITSTATUS(st));
+    close(ep);
+    close(p[0]);
+    close(sfd);
+    sigprocmask(SIG_UNBLOCK, &m, NULL);
+}
+
 /* ------------------------------------------------------------ inotify */
 
 static void show_inotify(int fd)
@@ -446,6 +507,7 @@ int main(void)
     epoll_tests();
     eventfd_tests();
     signalfd_tests();
+    sigchld_epoll_tests();
     inotify_tests();
     return 0;
 }
