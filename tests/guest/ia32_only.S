@@ -3,7 +3,8 @@
  * flags) goes to stdout as raw bytes, compared with the native run.
  * PUSHA/POPA, DAA/DAS/AAA/AAS, AAM/AAD, one-byte INC/DEC, BOUND and INTO
  * in range, PUSH/POP of segment registers.  With an argument, the program
- * ends with the fault it names: "aam0" (#DE), "bound" (#BR), "into" (#OF). */
+ * ends with the fault it names: "aam0" (#DE), "bound" (#BR), "into" (#OF),
+ * "popds" (#GP). */
     .code32
     .text
 
@@ -168,6 +169,8 @@ _start:
     je fault_bound
     cmp $0x6f746e69, %eax           /* "into" */
     je fault_into
+    cmp $0x64706f70, %eax           /* "popd": POP DS of the kernel's data selector */
+    je fault_popds
 exit0:
     mov $252, %eax                  /* exit_group(0) */
     xor %ebx, %ebx
@@ -185,6 +188,10 @@ fault_into:
     mov $0x7fffffff, %eax
     inc %eax                        /* OF = 1 */
     into                            /* #OF: SIGSEGV */
+    jmp exit0
+fault_popds:
+    push $0x18                      /* __KERNEL_DS: DPL 0 */
+    pop %ds                         /* #GP: SIGSEGV */
     jmp exit0
 
 /* edx = EFLAGS with ARITH bits all clear (esi even... see table) */
