@@ -333,7 +333,13 @@ static int step_plain(struct dt_run *r, const struct dt_insn *in, bool decoded,
     }
     bool int_like = !decoded || mn == ZYDIS_MNEMONIC_INT3 || mn == ZYDIS_MNEMONIC_INT1 ||
                     mn == ZYDIS_MNEMONIC_INT || mn == ZYDIS_MNEMONIC_INTO;
-    if (native_step(r->n, &ns, int_like) != 0)
+    /* MOV SS and POP SS hold off the single-step trap until after the next
+     * instruction: run them to a breakpoint after them instead. */
+    bool ss_shadow = decoded && r->bits == 32 &&
+                     (mn == ZYDIS_MNEMONIC_MOV || mn == ZYDIS_MNEMONIC_POP) &&
+                     zo[0].type == ZYDIS_OPERAND_TYPE_REGISTER && zo[0].reg.value == ZYDIS_REGISTER_SS;
+    if (ss_shadow ? native_run_to(r->n, pre->rip + zi->length, &ns) != 0
+                  : native_step(r->n, &ns, int_like) != 0)
         return DT_EXIT_ERROR;
     if (decoded && insn_is_rep_string(zi) && ns.kind == NS_STEPPED && r->n->regs.rip == pre->rip) {
         /* Each iteration traps: a long one runs to a breakpoint after it instead. */
