@@ -9,7 +9,6 @@
 #include <string.h>
 #include <sched.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -139,26 +138,4 @@ int64_t sys_clone_ia32(struct cpu *c, const uint64_t a[6])
         return -ENOSYS;
     const uint64_t b[6] = { a[0], a[1], a[2], a[4], a[3], 0 };
     return sys_clone(c, b);
-}
-
-/* wait4(pid, status, options, rusage): struct rusage of i386, two 32-bit
- * timevals and fourteen 32-bit longs. */
-int64_t sys_wait4_ia32(struct cpu *c, const uint64_t a[6])
-{
-    int status = 0;
-    struct rusage ru;
-    int64_t r = host_ret(syscall(SYS_wait4, (pid_t)a[0], a[1] ? &status : NULL, (int)a[2],
-                                 a[3] ? &ru : NULL));
-    if (r > 0 && a[1] && copy_to_guest(c, a[1], &status, sizeof(status)) != 0)
-        return -EFAULT;
-    if (r > 0 && a[3]) {
-        const long *l = &ru.ru_maxrss;
-        int32_t out[18] = { (int32_t)ru.ru_utime.tv_sec, (int32_t)ru.ru_utime.tv_usec,
-                            (int32_t)ru.ru_stime.tv_sec, (int32_t)ru.ru_stime.tv_usec };
-        for (int i = 0; i < 14; i++)
-            out[4 + i] = (int32_t)l[i];
-        if (copy_to_guest(c, a[3], out, sizeof(out)) != 0)
-            return -EFAULT;
-    }
-    return r;
 }

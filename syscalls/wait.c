@@ -15,7 +15,18 @@
 #include "syscalls/syscalls.h"
 
 /* wait4(pid, status, options, rusage): kernel_wait4() and sys_wait4(). */
-int64_t sys_wait4(struct cpu *c, const uint64_t a[6])
+/* The rusage of an i386 guest: two 32-bit timevals, fourteen 32-bit longs. */
+static int put_rusage_ia32(struct cpu *c, uint64_t addr, const struct rusage *ru)
+{
+    const long *l = &ru->ru_maxrss;
+    int32_t out[18] = { (int32_t)ru->ru_utime.tv_sec, (int32_t)ru->ru_utime.tv_usec,
+                        (int32_t)ru->ru_stime.tv_sec, (int32_t)ru->ru_stime.tv_usec };
+    for (int i = 0; i < 14; i++)
+        out[4 + i] = (int32_t)l[i];
+    return copy_to_guest(c, addr, out, sizeof(out));
+}
+
+static int64_t wait4_common(struct cpu *c, const uint64_t a[6], bool ia32)
 {
     int status = 0;
     struct rusage ru;
@@ -23,9 +34,21 @@ int64_t sys_wait4(struct cpu *c, const uint64_t a[6])
                                  a[3] ? &ru : NULL));
     if (r > 0 && a[1] && copy_to_guest(c, a[1], &status, sizeof(status)) != 0)
         return -EFAULT;
-    if (r > 0 && a[3] && copy_to_guest(c, a[3], &ru, sizeof(ru)) != 0)
+    if (r > 0 && a[3] &&
+        (ia32 ? put_rusage_ia32(c, a[3], &ru) : copy_to_guest(c, a[3], &ru, sizeof(ru))) != 0)
         return -EFAULT;
     return r;
+}
+
+int64_t sys_wait4(struct cpu *c, const uint64_t a[6])
+{
+    return wait4_common(c, a, false);
+}
+
+/* wait4 of i386 guests: the same with their struct rusage. */
+int64_t sys_wait4_ia32(struct cpu *c, const uint64_t a[6])
+{
+    return wait4_common(c, a, true);
 }
 
 /* waitid(idtype, id, infop, options, rusage): like the kernel, the fields

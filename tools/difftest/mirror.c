@@ -212,46 +212,17 @@ int native_run_to(struct native *n, uint64_t addr, struct native_stop *out)
     return 0;
 }
 
-long native_syscall32(struct native *n, long nr, uint32_t a0, uint32_t a1, uint32_t a2)
+/* Run the gadget (an instruction, then int3) in the child with the
+ * registers set up in n->regs; the result from rax, the registers put back. */
+static long inject(struct native *n, const char *gadget, long nr, struct user_regs_struct saved)
 {
-    /* int $0x80 from 64-bit code reaches the ia32 table with ebx, ecx, edx. */
-    struct user_regs_struct saved = n->regs;
     n->regs.rax = (unsigned long long)nr;
-    n->regs.rbx = a0;
-    n->regs.rcx = a1;
-    n->regs.rdx = a2;
-    n->regs.rip = (uintptr_t)dt_int80_gadget;
+    n->regs.rip = (uintptr_t)gadget;
     n->regs.cs = USER64_CS;
     long ret = -EIO;
     struct native_stop ns;
     if (native_set_regs(n) == 0 && native_step(n, &ns, false) == 0 && ns.kind == NS_STEPPED &&
-        n->regs.rip == (uintptr_t)dt_int80_gadget + 2)
-        ret = (long)(int32_t)n->regs.rax;
-    else
-        fprintf(stderr, "elfemu-difftest: injecting ia32 syscall %ld into the child failed\n", nr);
-    n->regs = saved;
-    if (n->alive)
-        native_set_regs(n);
-    return ret;
-}
-
-long native_syscall(struct native *n, long nr, uint64_t a0, uint64_t a1, uint64_t a2,
-                    uint64_t a3, uint64_t a4, uint64_t a5)
-{
-    struct user_regs_struct saved = n->regs;
-    n->regs.rax = (unsigned long long)nr;
-    n->regs.rdi = a0;
-    n->regs.rsi = a1;
-    n->regs.rdx = a2;
-    n->regs.r10 = a3;
-    n->regs.r8 = a4;
-    n->regs.r9 = a5;
-    n->regs.rip = (uintptr_t)dt_syscall_gadget;
-    n->regs.cs = USER64_CS;
-    long ret = -EIO;
-    struct native_stop ns;
-    if (native_set_regs(n) == 0 && native_step(n, &ns, false) == 0 && ns.kind == NS_STEPPED &&
-        n->regs.rip == (uintptr_t)dt_syscall_gadget + 2)
+        n->regs.rip == (uintptr_t)gadget + 2)
         ret = (long)n->regs.rax;
     else
         fprintf(stderr, "elfemu-difftest: injecting syscall %ld into the child failed\n", nr);
@@ -259,6 +230,29 @@ long native_syscall(struct native *n, long nr, uint64_t a0, uint64_t a1, uint64_
     if (n->alive)
         native_set_regs(n);
     return ret;
+}
+
+long native_syscall32(struct native *n, long nr, uint32_t a0, uint32_t a1, uint32_t a2)
+{
+    /* int $0x80 from 64-bit code reaches the ia32 table with ebx, ecx, edx. */
+    struct user_regs_struct saved = n->regs;
+    n->regs.rbx = a0;
+    n->regs.rcx = a1;
+    n->regs.rdx = a2;
+    return (int32_t)inject(n, dt_int80_gadget, nr, saved);
+}
+
+long native_syscall(struct native *n, long nr, uint64_t a0, uint64_t a1, uint64_t a2,
+                    uint64_t a3, uint64_t a4, uint64_t a5)
+{
+    struct user_regs_struct saved = n->regs;
+    n->regs.rdi = a0;
+    n->regs.rsi = a1;
+    n->regs.rdx = a2;
+    n->regs.r10 = a3;
+    n->regs.r8 = a4;
+    n->regs.r9 = a5;
+    return inject(n, dt_syscall_gadget, nr, saved);
 }
 
 int native_read(struct native *n, uint64_t addr, void *buf, size_t len)
