@@ -19,6 +19,7 @@
 
 #include "syscalls/fs.h"
 #include "syscalls/paths.h"
+#include "syscalls/strace.h"
 #include "syscalls/syscalls.h"
 
 /* A guest path argument translated for the host (syscalls/paths.c: the -L
@@ -81,6 +82,9 @@ int64_t sys_pwrite64(struct cpu *c, const uint64_t a[6])
 
 int64_t sys_close(struct cpu *c, const uint64_t a[6])
 {
+    /* The --trace-file descriptor is not open as far as the guest knows. */
+    if ((int)a[0] >= 0 && (int)a[0] == strace_fd())
+        return -EBADF;
     return host_ret(syscall(SYS_close, (int)a[0]));
 }
 

@@ -8,12 +8,14 @@
  * handed to the host with a possibly unchecked pointer. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/close_range.h>
 #include <stddef.h>
 #include <sys/file.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "syscalls/fs.h"
+#include "syscalls/strace.h"
 
 #ifndef F_LINUX_SPECIFIC_BASE
 #define F_LINUX_SPECIFIC_BASE 1024
@@ -156,9 +158,22 @@ int64_t sys_pipe(struct cpu *c, const uint64_t a[6])
     return sys_pipe2(c, b);
 }
 
+/* The --trace-file descriptor is not the guest's (strace_fd()): a range
+ * that covers it (closefrom(3), Python's subprocess children) is closed
+ * around it, so the trace goes on until exec. */
 int64_t sys_close_range(struct cpu *c, const uint64_t a[6])
 {
-    return host_ret(syscall(SYS_close_range, (unsigned)a[0], (unsigned)a[1], (unsigned)a[2]));
+    unsigned lo = (unsigned)a[0], hi = (unsigned)a[1], flags = (unsigned)a[2];
+    int tfd = strace_fd();
+    if (tfd < 0 || lo > (unsigned)tfd || hi < (unsigned)tfd)
+        return host_ret(syscall(SYS_close_range, lo, hi, flags));
+    if (flags & ~(unsigned)(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC))
+        return -EINVAL;
+    if (lo < (unsigned)tfd && syscall(SYS_close_range, lo, (unsigned)tfd - 1, flags) != 0)
+        return -errno;
+    if (hi > (unsigned)tfd && syscall(SYS_close_range, (unsigned)tfd + 1, hi, flags) != 0)
+        return -errno;
+    return 0;
 }
 
 int64_t sys_flock(struct cpu *c, const uint64_t a[6])

@@ -43,7 +43,8 @@ int strace_reexec_args(const char *out[4]);
 
 /* The descriptor the trace goes to, or -1 (stderr or off).  The guest must
  * not be able to close or replace it: close/close_range/dup2 treat it as
- * not open.  WIRE(fsio): close_range, dup2/dup3 onto it should skip it. */
+ * not open (close and close_range skip it; dup2/dup3 onto it, unlikely
+ * as it is moved high, are not checked yet). */
 int strace_fd(void);
 
 /* The hook around one syscall (nr in the numbering of c->bits).  Lines
