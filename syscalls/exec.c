@@ -96,7 +96,9 @@ struct exec_vec {
     uint64_t n;
 };
 
-/* count(): walk the pointer array (NULL array: empty); 0 or -EFAULT/-E2BIG. */
+/* count(): walk the pointer array (NULL array: empty); 0 or -EFAULT/-E2BIG.
+ * A 32-bit guest's array holds 32-bit pointers (compat_uptr_t, read by
+ * get_user_arg_ptr() for compat tasks), zero-extended. */
 static int vec_count(struct cpu *c, uint64_t arr, struct exec_vec *v)
 {
     v->s = NULL;
@@ -104,9 +106,10 @@ static int vec_count(struct cpu *c, uint64_t arr, struct exec_vec *v)
     if (!arr)
         return 0;
     size_t cap = 0;
+    unsigned word = c->bits == 32 ? 4 : 8;
     for (;;) {
-        uint64_t p;
-        if (copy_from_guest(c, &p, arr + v->n * 8, 8) != 0)
+        uint64_t p = 0;
+        if (copy_from_guest(c, &p, arr + v->n * word, word) != 0)
             return -EFAULT;
         if (!p)
             return 0;
@@ -141,7 +144,8 @@ static int vec_strings(struct cpu *c, struct exec_vec *v, uint64_t *room)
     return 0;
 }
 
-/* bprm_stack_limits(): the room for strings once the pointers are counted. */
+/* bprm_stack_limits(): the room for strings once the pointers are counted
+ * (as the kernel's own pointers: 8 bytes each for 32-bit guests too). */
 static int arg_room(uint64_t argc, uint64_t envc, uint64_t *room)
 {
     struct rlimit rl;

@@ -171,8 +171,13 @@ static int64_t do_clone(struct cpu *c, const struct clone_req *r)
     if (r->flags & CLONE_THREAD)
         return thread_clone(c, r->flags | (uint64_t)r->exit_signal, r->stack, r->ptid, r->ctid,
                             r->tls);
-    /* copy_thread() -> do_set_thread_area_64(): the base must be a user address. */
-    if ((r->flags & CLONE_SETTLS) && r->tls >= c->mm->size)
+    /* copy_thread(): a 64-bit guest's tls is the FS base, which must be a
+     * user address (do_set_thread_area_64()); a 32-bit guest's a struct
+     * user_desc * for one of its GDT TLS entries. */
+    struct ia32_tls tls32;
+    if ((r->flags & CLONE_SETTLS) && c->bits == 32 && (e = ia32_clone_tls(c, r->tls, &tls32)))
+        return e;
+    if ((r->flags & CLONE_SETTLS) && c->bits != 32 && r->tls >= c->mm->size)
         return -EPERM;
     /* copy_process() stores the pidfd before the child runs: a bad address
      * fails the whole call. */
@@ -213,7 +218,9 @@ static int64_t do_clone(struct cpu *c, const struct clone_req *r)
         sig_clear_handlers(c);
     if (UNLIKELY(strace_on))
         strace_forked(true);
-    if (r->flags & CLONE_SETTLS)
+    if ((r->flags & CLONE_SETTLS) && c->bits == 32)
+        ia32_clone_tls_install(c, &tls32);
+    else if (r->flags & CLONE_SETTLS)
         c->seg_base[SEG_FS] = r->tls;
     if (r->stack)
         c->r[R_SP] = r->stack;

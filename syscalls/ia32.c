@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
-#include <sched.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -36,44 +35,82 @@ static bool desc_clears(const struct user_desc32 *u)
     return empty || zero;
 }
 
-/* do_set_thread_area(): entry -1 picks the first free slot and writes its
- * number back. */
-int64_t sys_set_thread_area(struct cpu *c, const uint64_t a[6])
+/* A segment register holding the entry's selector sees its new base at
+ * once (the kernel reloads it: "force a reload" in do_set_thread_area()). */
+static void tls_reload(struct cpu *c, int idx)
 {
-    struct user_desc32 u;
-    if (copy_from_guest(c, &u, a[0], sizeof(u)) != 0)
-        return -EFAULT;
-    int idx = (int)u.entry;
-    if (idx == -1) {
+    for (int s = SEG_FS; s <= SEG_GS; s++)
+        if ((c->sreg[s] >> 3) == (unsigned)idx && !cpu_load_sreg(c, s, c->sreg[s]))
+            cpu_load_sreg(c, s, 0);
+}
+
+/* do_set_thread_area() once the descriptor is read: the entry it goes to
+ * (entry -1 picks the first free one of c when can_allocate, as
+ * set_thread_area does; clone's CLONE_SETTLS may not) and the checks.
+ * Returns the GDT index or -errno; *d is what the entry becomes. */
+static int tls_check(const struct cpu *c, const struct user_desc32 *u, bool can_allocate,
+                     struct cpu_tls_desc *d)
+{
+    int idx = (int)u->entry;
+    if (idx == -1 && can_allocate) {
         for (int i = 0; i < CPU_TLS_COUNT && idx == -1; i++)
             if (!c->tls[i].present)
                 idx = CPU_TLS_FIRST + i;
         if (idx == -1)
             return -ESRCH;
-        uint32_t e = (uint32_t)idx;
-        if (copy_to_guest(c, a[0], &e, sizeof(e)) != 0)
-            return -EFAULT;
     }
     if (idx < CPU_TLS_FIRST || idx >= CPU_TLS_FIRST + CPU_TLS_COUNT)
         return -EINVAL;
     /* Code segments that are not conforming-readable, like the kernel. */
-    if (UD_CONTENTS(u.flags) == 3 && !desc_clears(&u) && (u.flags & UD_SEG_NOT_PRESENT) == 0 &&
-        (u.flags & UD_READ_EXEC_ONLY))
+    if (UD_CONTENTS(u->flags) == 3 && !desc_clears(u) && (u->flags & UD_SEG_NOT_PRESENT) == 0 &&
+        (u->flags & UD_READ_EXEC_ONLY))
         return -EINVAL;
-    struct cpu_tls_desc *t = &c->tls[idx - CPU_TLS_FIRST];
-    if (desc_clears(&u)) {
-        memset(t, 0, sizeof(*t));
-    } else {
-        t->base = u.base;
-        t->limit = u.limit;
-        t->flags = u.flags;
-        t->present = !(u.flags & UD_SEG_NOT_PRESENT);
+    memset(d, 0, sizeof(*d));
+    if (!desc_clears(u)) {
+        d->base = u->base;
+        d->limit = u->limit;
+        d->flags = u->flags;
+        d->present = !(u->flags & UD_SEG_NOT_PRESENT);
     }
-    /* A segment register holding the selector sees the new base at once. */
-    for (int s = SEG_FS; s <= SEG_GS; s++)
-        if ((c->sreg[s] >> 3) == (unsigned)idx && !cpu_load_sreg(c, s, c->sreg[s]))
-            cpu_load_sreg(c, s, 0);
+    return idx;
+}
+
+int64_t sys_set_thread_area(struct cpu *c, const uint64_t a[6])
+{
+    struct user_desc32 u;
+    if (copy_from_guest(c, &u, a[0], sizeof(u)) != 0)
+        return -EFAULT;
+    struct cpu_tls_desc d;
+    int idx = tls_check(c, &u, true, &d);
+    if (idx < 0)
+        return idx;
+    if ((int)u.entry == -1) {
+        /* The entry picked is written back before anything is set. */
+        uint32_t e = (uint32_t)idx;
+        if (copy_to_guest(c, a[0], &e, sizeof(e)) != 0)
+            return -EFAULT;
+    }
+    c->tls[idx - CPU_TLS_FIRST] = d;
+    tls_reload(c, idx);
     return 0;
+}
+
+int ia32_clone_tls(struct cpu *c, uint64_t uaddr, struct ia32_tls *out)
+{
+    struct user_desc32 u;
+    if (copy_from_guest(c, &u, uaddr, sizeof(u)) != 0)
+        return -EFAULT;
+    int idx = tls_check(c, &u, false, &out->desc);
+    if (idx < 0)
+        return idx;
+    out->idx = idx;
+    return 0;
+}
+
+void ia32_clone_tls_install(struct cpu *child, const struct ia32_tls *t)
+{
+    child->tls[t->idx - CPU_TLS_FIRST] = t->desc;
+    tls_reload(child, t->idx);
 }
 
 int64_t sys_get_thread_area(struct cpu *c, const uint64_t a[6])
@@ -129,13 +166,11 @@ int64_t sys__llseek(struct cpu *c, const uint64_t a[6])
 
 /* ------------------------------------------------------------ processes */
 
-/* clone(flags, stack, parent_tid, tls, child_tid): i386's order.  Only the
- * fork-like clones are served so far: a thread (CLONE_THREAD/CLONE_VM) and
- * CLONE_SETTLS, whose tls is a struct user_desc here, are not yet. */
+/* clone(flags, stack, parent_tid, tls, child_tid): i386's order
+ * (CONFIG_CLONE_BACKWARDS); the x86_64 handler serves it, which takes a
+ * 32-bit guest's CLONE_SETTLS tls as a struct user_desc * (ia32_clone_tls). */
 int64_t sys_clone_ia32(struct cpu *c, const uint64_t a[6])
 {
-    if (a[0] & (CLONE_VM | CLONE_THREAD | CLONE_SETTLS))
-        return -ENOSYS;
     const uint64_t b[6] = { a[0], a[1], a[2], a[4], a[3], 0 };
     return sys_clone(c, b);
 }

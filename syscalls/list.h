@@ -182,10 +182,10 @@ SYSCALL(recvmmsg, 299, -1, "d:fpuxt")
 SYSCALL(fork, 57, 2, "d:")
 SYSCALL(vfork, 58, 190, "d:")
 SYSCALL(clone, 56, -1, "d:J_j")
-SYSCALL(clone3, 435, -1, "d:_cu")
+SYSCALL(clone3, 435, 435, "d:_cu")
 /* exec.c */
-SYSCALL(execve, 59, -1, "d:seE")
-SYSCALL(execveat, 322, -1, "d:DseEa")
+SYSCALL(execve, 59, 11, "d:seE")
+SYSCALL(execveat, 322, 358, "d:DseEa")
 /* wait.c */
 SYSCALL(wait4, 61, -1, "d:dWO_r")
 SYSCALL(waitid, 247, -1, "d:_id_sO_r")

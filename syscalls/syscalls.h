@@ -68,6 +68,20 @@ static inline int64_t host_ret(int64_t r) { return r < 0 ? -errno : r; }
 int64_t thread_clone(struct cpu *c, uint64_t flags, uint64_t stack, uint64_t ptid,
                      uint64_t ctid, uint64_t tls);
 
+/* CLONE_SETTLS of a 32-bit guest (syscalls/ia32.c): tls is a struct
+ * user_desc * for the child's GDT TLS entry, as set_thread_area takes it
+ * but without picking a free entry (copy_thread() -> do_set_thread_area(p,
+ * -1, tls, 0)).  ia32_clone_tls reads and checks it in the parent (0 or
+ * -EFAULT/-EINVAL: the clone fails); ia32_clone_tls_install gives the new
+ * thread or child process its own copy of the entry (and reloads a segment
+ * register that holds its selector). */
+struct ia32_tls {
+    int idx;
+    struct cpu_tls_desc desc;
+};
+int ia32_clone_tls(struct cpu *c, uint64_t uaddr, struct ia32_tls *out);
+void ia32_clone_tls_install(struct cpu *child, const struct ia32_tls *t);
+
 /* How execve re-enters elfemu (elfemu_config.reexec_argv) and the sysroot
  * the new program is looked up under; copied, process-wide.  0 or -ENOMEM. */
 int sys_set_exec_config(const char *const *reexec_argv, const char *sysroot);

@@ -20,9 +20,12 @@
  * - a thread the CPU stopped with a signal (a fault nobody handles) takes
  *   the process with it, like the signal's default action.
  *
+ * Each thread has its own struct cpu and so its own copy of an ia32
+ * guest's three GDT TLS entries (cpu_clone() copies the parent's; a
+ * CLONE_SETTLS user_desc replaces one of them in the child only).
+ *
  * Not served: clone3's set_tid for a thread (EPERM, as for an unprivileged
- * caller: the host thread's tid cannot be chosen); ia32 guests' threads
- * (clone and set_thread_area are not in the i386 table). */
+ * caller: the host thread's tid cannot be chosen). */
 #include <errno.h>
 #include <linux/futex.h>
 #include <pthread.h>
@@ -387,8 +390,14 @@ int64_t thread_clone(struct cpu *c, uint64_t flags, uint64_t stack, uint64_t pti
                      uint64_t ctid, uint64_t tls)
 {
     me(c);
-    /* copy_thread() -> do_set_thread_area_64(): the base must be a user address. */
-    if ((flags & CLONE_SETTLS) && tls >= c->mm->size)
+    /* copy_thread(): a 64-bit guest's tls is the FS base, which must be a
+     * user address (do_set_thread_area_64()); a 32-bit guest's a struct
+     * user_desc * for the new thread's own copy of a GDT TLS entry. */
+    struct ia32_tls tls32;
+    int e32;
+    if ((flags & CLONE_SETTLS) && c->bits == 32 && (e32 = ia32_clone_tls(c, tls, &tls32)))
+        return e32;
+    if ((flags & CLONE_SETTLS) && c->bits != 32 && tls >= c->mm->size)
         return -EPERM;
     struct gthread *t = calloc(1, sizeof(*t));
     if (!t)
@@ -403,7 +412,9 @@ int64_t thread_clone(struct cpu *c, uint64_t flags, uint64_t stack, uint64_t pti
     child->r[R_AX] = 0;
     if (stack)
         child->r[R_SP] = stack;
-    if (flags & CLONE_SETTLS)
+    if ((flags & CLONE_SETTLS) && c->bits == 32)
+        ia32_clone_tls_install(child, &tls32);
+    else if (flags & CLONE_SETTLS)
         child->seg_base[SEG_FS] = tls;
     /* The syscall returns in the child at the instruction after it. */
     t->cpu = child;
