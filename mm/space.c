@@ -79,7 +79,11 @@ int mm_space_init(struct mm_space *mm, int bits)
     mm_lock_reset(mm);
     mm->bits = bits;
     mm->size = bits == 32 ? (1ull << 32) : (1ull << 46);
-    mm->reserved = mm->size + MM_GUARD;
+    /* A 32-bit guest's pointer plus length stays below 8 GiB: reserving
+     * that much lets the host kernel fault on what lies past 4 GiB exactly
+     * where a 32-bit process faults (nothing is mapped there), instead of
+     * refusing the whole range up front (see guest_ptr). */
+    mm->reserved = bits == 32 ? 2 * mm->size : mm->size + MM_GUARD;
     void *p = mmap(NULL, mm->reserved, PROT_NONE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED)

@@ -59,7 +59,7 @@ struct mm_vmas {
 struct mm_space {
     uint8_t *base;      /* host address of guest address 0 */
     uint64_t size;      /* 2^32 or 2^46: every valid guest address is below */
-    size_t reserved;    /* size + MM_GUARD, the host region we own */
+    size_t reserved;    /* the host region we own: size + MM_GUARD (2 * size for 32-bit) */
     int bits;           /* 32 or 64 */
     struct mm_vmas vmas;
     uint64_t mmap_base; /* top-down allocation starts below this */

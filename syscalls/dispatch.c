@@ -100,8 +100,11 @@ void *guest_buf(struct cpu *c, uint64_t addr, uint64_t len, int prot)
 
 void *guest_ptr(struct cpu *c, uint64_t addr, uint64_t len, int prot)
 {
-    uint64_t limit = c->bits == 32 && c->mm->size > (1ull << 32) ? (1ull << 32) : c->mm->size;
-    if (len > limit || addr > limit - len)
+    /* 32-bit: a range may run past 4 GiB into the PROT_NONE rest of the
+     * reservation, where the host faults at the same byte as natively
+     * (Linux's access_ok() does not stop a 32-bit process at 4 GiB). */
+    uint64_t limit = c->bits == 32 ? c->mm->reserved : c->mm->size;
+    if ((c->bits == 32 && addr >= (1ull << 32)) || len > limit || addr > limit - len)
         return HOST_FAULT_ADDR;
     if (prot & PROT_WRITE)
         cpu_code_writable(c, addr, addr + len);

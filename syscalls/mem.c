@@ -22,10 +22,11 @@
 #endif
 
 /* Linux's limit for an address a mmap may return: TASK_SIZE, one page below
- * the top of the space. */
+ * the top of the space, or for a 32-bit process IA32_PAGE_OFFSET, two pages
+ * below 4 GiB. */
 static uint64_t task_size(const struct cpu *c)
 {
-    return c->mm->size - MM_PAGE_SIZE;
+    return c->bits == 32 ? 0xffffe000ull : c->mm->size - MM_PAGE_SIZE;
 }
 
 static bool range_free(const struct mm_space *mm, uint64_t start, uint64_t len)
@@ -45,33 +46,85 @@ static void fd_name(int fd, char *buf, size_t size)
     buf[n > 0 ? n : 0] = 0;
 }
 
+/* Whether the host takes a mapping type elfemu maps as a private one: the
+ * MAP_DROPPABLE of Linux 6.11 (its pages may be dropped under memory
+ * pressure, so keeping them is a valid implementation), and what newer
+ * kernels add.  The guest sees what the host kernel accepts. */
+static bool host_takes_type(int flags)
+{
+    void *p = mmap(NULL, MM_PAGE_SIZE, PROT_NONE, (flags & MAP_TYPE) | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return false;
+    munmap(p, MM_PAGE_SIZE);
+    return true;
+}
+
+/* MAP_HUGETLB of an anonymous mapping: the host decides whether the page
+ * size exists (EINVAL) and whether huge pages are free (ENOMEM); when it
+ * has them, the guest gets ordinary pages, which no program can tell
+ * apart but by alignment.  0 or -errno. */
+static int host_hugetlb(uint64_t len, int flags)
+{
+    int huge = MAP_HUGETLB | (flags & (0x3f << MAP_HUGE_SHIFT));
+    void *p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | huge, -1, 0);
+    if (p == MAP_FAILED)
+        return -errno;
+    munmap(p, len);
+    return 0;
+}
+
+/* The checks of mmap in the order of Linux's ksys_mmap_pgoff() and
+ * do_mmap(), so a call with several bad arguments fails as natively:
+ * offset alignment (x86_64 mmap only: mmap2 counts pages), the descriptor,
+ * huge pages, the length, the offset's overflow, the address range, an
+ * occupied MAP_FIXED_NOREPLACE range, and the mapping type last.  Unknown
+ * prot bits are ignored, as the kernel does. */
 static int64_t do_mmap(struct cpu *c, const uint64_t a[6])
 {
     uint64_t addr = a[0], len = a[1], off = a[5];
-    int prot = (int)a[2], flags = (int)a[3], fd = (int)a[4];
-    if (len == 0 || (off & (MM_PAGE_SIZE - 1)))
-        return -EINVAL;
-    uint64_t plen = mm_page_up(len);
-    if (plen < len || plen > task_size(c))
-        return -ENOMEM;
-    int type = flags & MAP_TYPE;
-    if (type != MAP_PRIVATE && type != MAP_SHARED && type != MAP_SHARED_VALIDATE)
-        return -EINVAL;
-    if (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC))
+    int prot = (int)a[2] & (PROT_READ | PROT_WRITE | PROT_EXEC), flags = (int)a[3];
+    int fd = (int)a[4];
+    if (off & (MM_PAGE_SIZE - 1))
         return -EINVAL;
     bool anon = flags & MAP_ANONYMOUS;
     struct stat st;
     if (!anon && fstat(fd, &st) != 0)
         return -EBADF;
+    if (!anon && (flags & MAP_HUGETLB))
+        return -EINVAL; /* elfemu maps no hugetlbfs files */
+    if (anon && (flags & MAP_HUGETLB)) {
+        int e = host_hugetlb(len ? len : MM_PAGE_SIZE, flags);
+        if (e)
+            return e;
+    }
+    if (len == 0)
+        return -EINVAL;
+    uint64_t plen = mm_page_up(len);
+    if (plen < len)
+        return -ENOMEM;
+    uint64_t pgoff = off / MM_PAGE_SIZE;
+    if (pgoff + plen / MM_PAGE_SIZE < pgoff)
+        return -EOVERFLOW;
+    if (plen > task_size(c))
+        return -ENOMEM;
+    /* MAP_FIXED_NOREPLACE is a MAP_FIXED that refuses occupied ranges. */
+    if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
+        if (addr > task_size(c) - plen)
+            return -ENOMEM;
+        if (addr & (MM_PAGE_SIZE - 1))
+            return -EINVAL;
+        if ((flags & MAP_FIXED_NOREPLACE) && !range_free(c->mm, addr, plen))
+            return -EEXIST;
+    }
+    int type = flags & MAP_TYPE;
+    if (type != MAP_PRIVATE && type != MAP_SHARED &&
+        (type != MAP_SHARED_VALIDATE || anon) && !(anon && host_takes_type(flags)))
+        return -EINVAL;
+    if (type != MAP_PRIVATE && type != MAP_SHARED && type != MAP_SHARED_VALIDATE)
+        type = MAP_PRIVATE;
 
     uint64_t start;
     if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
-        if (addr & (MM_PAGE_SIZE - 1))
-            return -EINVAL;
-        if (addr > task_size(c) || plen > task_size(c) - addr)
-            return -ENOMEM;
-        if ((flags & MAP_FIXED_NOREPLACE) && !(flags & MAP_FIXED) && !range_free(c->mm, addr, plen))
-            return -EEXIST;
         start = addr;
     } else {
         /* A hint is honoured when the range is free, as get_unmapped_area() does. */

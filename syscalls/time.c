@@ -69,10 +69,10 @@ int64_t sys_nanosleep(struct cpu *c, const uint64_t a[6])
 
 int64_t sys_clock_nanosleep(struct cpu *c, const uint64_t a[6])
 {
-    struct timespec req, left;
-    if (copy_from_guest(c, &req, a[2], sizeof(req)) != 0)
-        return -EFAULT;
-    if (syscall(SYS_clock_nanosleep, (clockid_t)a[0], (int)a[1], &req, &left) == 0)
+    /* The host reads the request itself: a bad clock or flags come first. */
+    const void *req = guest_ptr(c, a[2], sizeof(struct timespec), PROT_READ);
+    struct timespec left;
+    if (syscall(SYS_clock_nanosleep, (clockid_t)a[0], (int)a[1], req, &left) == 0)
         return 0;
     /* An absolute sleep has no time left to report. */
     if (errno == EINTR && !(a[1] & TIMER_ABSTIME))
