@@ -1,6 +1,6 @@
 /* The instructions that exist only outside 64-bit mode (ia32 guests):
- * PUSHA/POPA, the BCD adjusts DAA DAS AAA AAS AAM AAD, BOUND, INTO, PUSH and
- * POP of segment registers and LDS/LES/LSS/LFS/LGS.  (The one-byte INC/DEC
+ * PUSHA/POPA, the BCD adjusts DAA DAS AAA AAS AAM AAD, ARPL, BOUND, INTO,
+ * PUSH and POP of segment registers and LDS/LES/LSS/LFS/LGS.  (The one-byte INC/DEC
  * 0x40-0x4f decode as INC/DEC and are served by ops_alu.c.)
  *
  * Flags the SDM leaves undefined are set as the AMD and Intel processors we
@@ -148,6 +148,27 @@ static void op_aad(struct cpu *c, const struct op *op)
     NEXT(c, op);
 }
 
+/* ------------------------------------------------------------ ARPL */
+/* ARPL r/m16, r16: raise the destination selector's RPL (bits 0-1) to the
+ * source's; ZF tells whether it changed, the other flags stay.  x2: the
+ * destination is memory. */
+static void op_arpl(struct cpu *c, const struct op *op)
+{
+    uint64_t a = op->x2 ? op_ea(c, op) : 0;
+    unsigned dst = op->x2 ? load16(c, a) : GPR16(c, op->r1);
+    unsigned src = GPR16(c, op->r2);
+    bool raise = (dst & 3) < (src & 3);
+    if (raise) {
+        dst = (dst & ~3u) | (src & 3);
+        if (op->x2)
+            store16(c, a, dst);
+        else
+            set_gpr16(c, op->r1, dst);
+    }
+    cpu_set_arith(c, raise ? FL_ZF : 0, FL_ZF);
+    NEXT(c, op);
+}
+
 /* ------------------------------------------------------------ BOUND INTO */
 /* BOUND r, m: signed lower and upper bounds (both inclusive) at m and
  * m + size; outside them #BR, which Linux delivers as SIGSEGV/SI_KERNEL
@@ -286,6 +307,12 @@ bool dec_legacy(struct decoder *d)
     case ZYDIS_MNEMONIC_INTO:
         op->fn = op_into;
         return true;
+    case ZYDIS_MNEMONIC_ARPL:
+        if (!dec_reg_op(d, 1, &op->r2))
+            return false;
+        op->fn = op_arpl;
+        op->x2 = is_mem(d, 0);
+        return op->x2 ? dec_mem_op(d, 0) : dec_reg_op(d, 0, &op->r1);
     case ZYDIS_MNEMONIC_PUSH:
     case ZYDIS_MNEMONIC_POP:
         if (!is_reg(d, 0) || (op->x1 = seg_slot(d->ops[0].reg.value)) == SEG_NONE)

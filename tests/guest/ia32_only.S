@@ -1,8 +1,8 @@
 /* ia32_only: the instructions that exist only outside 64-bit mode, run over
  * many operand values; every result (registers and all six arithmetic
  * flags) goes to stdout as raw bytes, compared with the native run.
- * PUSHA/POPA, DAA/DAS/AAA/AAS, AAM/AAD, one-byte INC/DEC, BOUND and INTO
- * in range, PUSH/POP of segment registers.  With an argument, the program
+ * PUSHA/POPA, DAA/DAS/AAA/AAS, AAM/AAD, one-byte INC/DEC, ARPL, BOUND and
+ * INTO in range, PUSH/POP of segment registers.  With an argument, the program
  * ends with the fault it names: "aam0" (#DE), "bound" (#BR), "into" (#OF),
  * "popds" (#GP). */
     .code32
@@ -147,6 +147,39 @@ _start:
 
     /* ---------------------------------------------- PUSH/POP sreg */
     call sreg_test
+
+    /* ---------------------------------------------- ARPL (register and memory) */
+    xor %esi, %esi
+1:  xor %ebx, %ebx                  /* bl: dest RPL in bits 0-1, source RPL in bits 4-5 */
+2:  call flags_for
+    mov %ebx, %eax
+    or $0xa500, %eax                /* dest 0xa5xx */
+    mov %ebx, %ecx
+    shr $4, %ecx
+    or $0x1230, %ecx                /* source 0x123y */
+    push %edx
+    popf
+    arpl %cx, %ax
+    pushf
+    pop %edx
+    call put_ax_flags
+    call flags_for
+    mov %ebx, %eax
+    or $0x5a00, %eax
+    mov %ax, arpl_word
+    push %edx
+    popf
+    arpl %cx, arpl_word
+    pushf
+    pop %edx
+    mov arpl_word, %ax
+    call put_ax_flags
+    inc %ebx
+    cmp $64, %ebx
+    jne 2b
+    inc %esi
+    cmp $8, %esi
+    jne 1b
 
     /* ---------------------------------------------- BOUND, INTO in range */
     call bound_test
@@ -474,6 +507,8 @@ argc:
     .long 0
 argv1:
     .long 0
+arpl_word:
+    .short 0
 
     .bss
     .p2align 4
