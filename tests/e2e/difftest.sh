@@ -102,6 +102,10 @@ for group in $groups; do
         agree --max=500000 cxx_exceptions_64_dyn
         agree --max=200000 sha256_64_dyn 1
         agree --max=200000 strfuncs_64_static
+        agree qsort_32_static 500
+        agree --max=200000 sha256_32_dyn 1
+        agree --max=200000 strfuncs_32_static
+        agree --max=300000 printf_float_32_dyn
         ;;
     glibc)
         agree showargs_64_static a b
