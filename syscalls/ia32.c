@@ -154,15 +154,7 @@ int64_t sys_old_mmap(struct cpu *c, const uint64_t a[6])
 
 /* ------------------------------------------------------------ files */
 
-/* _llseek(fd, offset_high, offset_low, loff_t *result, whence). */
-int64_t sys__llseek(struct cpu *c, const uint64_t a[6])
-{
-    int64_t off = (int64_t)(((uint64_t)(uint32_t)a[1] << 32) | (uint32_t)a[2]);
-    int64_t r = host_ret(lseek((int)a[0], off, (int)a[4]));
-    if (r < 0)
-        return r;
-    return copy_to_guest(c, a[3], &r, sizeof(r)) ? -EFAULT : 0;
-}
+/* _llseek is in ia32_fs.c (directory positions of 32-bit callers). */
 
 /* ------------------------------------------------------------ processes */
 
