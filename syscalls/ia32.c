@@ -1,5 +1,5 @@
 /* Calls only the i386 ABI has, for 32-bit guests: the TLS descriptors of
- * set_thread_area/get_thread_area, mmap2 and the old mmap, and _llseek
+ * set_thread_area/get_thread_area, mmap2 and the old mmap
  * (ugetrlimit is in resource.c).  The calls both ABIs share go to the
  * x86_64 handlers where every argument means the same (ints, descriptors,
  * paths, byte buffers, and the structures whose layout is the same on both:
