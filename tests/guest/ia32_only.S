@@ -181,6 +181,9 @@ _start:
     cmp $8, %esi
     jne 1b
 
+    /* ---------------------------------------------- 32-bit address wrap-around */
+    call wrap_test
+
     /* ---------------------------------------------- BOUND, INTO in range */
     call bound_test
     call into_test
@@ -439,6 +442,44 @@ sreg_test:
     mov %edi, outp
     ret
 
+/* Effective addresses are computed modulo 2^32: base + index, base +
+ * index * scale and base + displacement that pass 4 GiB wrap around to the
+ * data below (loads, a store, LEA); the values read go to the output. */
+wrap_test:
+    push %ebx
+    push %esi
+    mov outp, %edi
+    mov $wrap_data, %ebx
+    add $0x80000000, %ebx
+    mov $0x80000000, %ecx
+    mov (%ebx,%ecx), %eax           /* wrap_data[0] */
+    stosl
+    lea 4(%ebx,%ecx,1), %eax        /* wrap_data + 4, wrapped */
+    sub $wrap_data, %eax
+    stosl
+    mov $wrap_data, %esi
+    sub $0x40000000, %esi
+    mov $0x10000000, %ecx
+    mov 4(%esi,%ecx,4), %eax        /* wrap_data[1]: index * 4 reaches 2^32 */
+    stosl
+    mov $wrap_data, %esi
+    add $8, %esi
+    mov $0xfffffff8, %ecx
+    movl $0x41424344, 4(%esi,%ecx)  /* stores to wrap_data[1] */
+    mov wrap_data+4, %eax
+    stosl
+    mov $wrap_data, %esi
+    add $12, %esi
+    mov -12(%esi), %eax             /* negative displacement */
+    stosl
+    mov $-16, %esi
+    mov wrap_data+24(%esi), %eax    /* 0xfffffff0 + disp: wrap_data[2] */
+    stosl
+    mov %edi, outp
+    pop %esi
+    pop %ebx
+    ret
+
 /* BOUND inside the bounds (signed, both ends inclusive): no fault, no
  * change; the flags stay. */
 bound_test:
@@ -509,6 +550,9 @@ argv1:
     .long 0
 arpl_word:
     .short 0
+    .p2align 2
+wrap_data:
+    .long 0x11223344, 0x55667788, 0x99aabbcc
 
     .bss
     .p2align 4
