@@ -41,7 +41,8 @@ const struct iovec *fs_iovec_arg(struct cpu *c, uint64_t addr, uint64_t n, int p
             if (copy_from_guest(c, w, addr + i * sizeof(w), sizeof(w)))
                 return HOST_FAULT_ADDR;
             g.base = w[0];
-            g.len = w[1];
+            /* compat_ssize_t: a length with bit 31 set is negative (-EINVAL). */
+            g.len = (uint64_t)(int64_t)(int32_t)w[1];
         } else if (copy_from_guest(c, &g, addr + i * sizeof(g), sizeof(g))) {
             return HOST_FAULT_ADDR;
         }

@@ -148,7 +148,8 @@ int main(void)
     long r = syscall(SYS_getdents, fd, big, sizeof(big));
     int old_n = 0, old_dirs = 0;
     for (long off = 0; off < r;) {
-        unsigned short reclen = *(unsigned short *)(big + off + 16);
+        /* struct linux_dirent: unsigned long d_ino, d_off, then d_reclen */
+        unsigned short reclen = *(unsigned short *)(big + off + 2 * sizeof(long));
         old_n++;
         old_dirs += big[off + reclen - 1] == DT_DIR;
         off += reclen;

@@ -199,10 +199,15 @@ static void openat2_cases(void)
 static void empty_paths(void)
 {
     int fd = open("a", O_RDWR);
+    /* Room for either ABI's structure (i386: fstatat64's struct stat64). */
     struct stat st;
+    union { struct stat st; char room[256]; } raw;
     struct statx sx;
-    show("newfstatat(fd, NULL, AT_EMPTY_PATH)", syscall(SYS_newfstatat, fd, NULL, &st, AT_EMPTY_PATH));
-    show("newfstatat(fd, NULL, 0)", syscall(SYS_newfstatat, fd, NULL, &st, 0));
+#ifdef __i386__
+#define SYS_newfstatat SYS_fstatat64
+#endif
+    show("newfstatat(fd, NULL, AT_EMPTY_PATH)", syscall(SYS_newfstatat, fd, NULL, &raw, AT_EMPTY_PATH));
+    show("newfstatat(fd, NULL, 0)", syscall(SYS_newfstatat, fd, NULL, &raw, 0));
     show("statx(fd, NULL, AT_EMPTY_PATH)", syscall(SYS_statx, fd, NULL, AT_EMPTY_PATH, STATX_SIZE, &sx));
     show("statx(AT_FDCWD, NULL, AT_EMPTY_PATH)",
          syscall(SYS_statx, AT_FDCWD, NULL, AT_EMPTY_PATH, STATX_SIZE, &sx));
@@ -323,6 +328,16 @@ static void bad_memory(void)
 
 /* ------------------------------------------------------------ seeking, sizes */
 
+/* fadvise with a 64-bit offset and length: i386 passes both in register
+ * pairs to fadvise64_64 (its fadvise64 has a 32-bit size_t length). */
+#ifdef __i386__
+#define FADVISE(fd, off, len, advice)                                                     \
+    syscall(SYS_fadvise64_64, fd, (long)(off), (long)((long long)(off) >> 32), (long)(len), \
+            (long)((long long)(len) >> 32), advice)
+#else
+#define FADVISE(fd, off, len, advice) syscall(SYS_fadvise64, fd, off, len, advice)
+#endif
+
 static void holes(void)
 {
     int fd = open("h", O_RDWR | O_CREAT | O_TRUNC, 0600);
@@ -332,22 +347,22 @@ static void holes(void)
     show("lseek SEEK_HOLE at the data", lseek(fd, 1 << 20, SEEK_HOLE));
     show("lseek SEEK_DATA past the end", lseek(fd, (1 << 20) + 10, SEEK_DATA));
     show("lseek SEEK_END -1", lseek(fd, -1, SEEK_END));
-    show("lseek to 2^62", lseek(fd, 1LL << 62, SEEK_SET));
-    show("lseek SEEK_CUR overflow", lseek(fd, 1LL << 62, SEEK_CUR));
-    show("pwrite at 2^62", pwrite(fd, "x", 1, 1LL << 62));
+    show("lseek to 2^62", lseek64(fd, 1LL << 62, SEEK_SET));
+    show("lseek SEEK_CUR overflow", lseek64(fd, 1LL << 62, SEEK_CUR));
+    show("pwrite at 2^62", pwrite64(fd, "x", 1, 1LL << 62));
     show("ftruncate 0", ftruncate(fd, 0));
     show("fallocate PUNCH_HOLE without KEEP_SIZE", fallocate(fd, FALLOC_FL_PUNCH_HOLE, 0, 10));
     show("fallocate bad mode", fallocate(fd, 0x4000, 0, 10));
     show("fallocate length 0", fallocate(fd, 0, 0, 0));
     show("posix_fallocate", posix_fallocate(fd, 0, 100));
     show("  size", lseek(fd, 0, SEEK_END));
-    show("fadvise64 DONTNEED", syscall(SYS_fadvise64, fd, 0, 0, POSIX_FADV_DONTNEED));
-    show("fadvise64 bad advice", syscall(SYS_fadvise64, fd, 0, 0, 42));
-    show("fadvise64 negative length", syscall(SYS_fadvise64, fd, 0, -1, 0));
-    show("fadvise64 closed fd", syscall(SYS_fadvise64, 999, 0, 0, 0));
+    show("fadvise64 DONTNEED", FADVISE(fd, 0, 0, POSIX_FADV_DONTNEED));
+    show("fadvise64 bad advice", FADVISE(fd, 0, 0, 42));
+    show("fadvise64 negative length", FADVISE(fd, 0, -1, 0));
+    show("fadvise64 closed fd", FADVISE(999, 0, 0, 0));
     int p[2];
     if (pipe(p) == 0) {
-        show("fadvise64 on a pipe", syscall(SYS_fadvise64, p[0], 0, 0, 0));
+        show("fadvise64 on a pipe", FADVISE(p[0], 0, 0, 0));
         show("readahead on a pipe", readahead(p[0], 0, 10));
         show("lseek on a pipe", lseek(p[0], 0, SEEK_SET));
         show("pread on a pipe", pread(p[0], &fd, 1, 0));

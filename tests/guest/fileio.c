@@ -36,6 +36,21 @@
 static void *volatile bad_pointer = (void *)16;
 #define BAD bad_pointer
 
+/* A bad structure pointer: the 32-bit C library converts stat, statfs and
+ * time structures itself (it would fault in the guest), so -m32 builds
+ * make the raw calls to show what the kernel answers. */
+#ifdef __i386__
+#define FSTAT_BAD(fd) syscall(SYS_fstat64, fd, BAD)
+#define STAT_BAD(path) syscall(SYS_stat64, path, BAD)
+#define STATFS_BAD(path) syscall(SYS_statfs64, path, 84, BAD)
+#define UTIMENSAT_BAD(dfd, path, fl) syscall(SYS_utimensat_time64, dfd, path, BAD, fl)
+#else
+#define FSTAT_BAD(fd) fstat(fd, BAD)
+#define STAT_BAD(path) stat(path, BAD)
+#define STATFS_BAD(path) statfs(path, BAD)
+#define UTIMENSAT_BAD(dfd, path, fl) utimensat(dfd, path, BAD, fl)
+#endif
+
 static void show(const char *what, long r)
 {
     if (r < 0)
@@ -111,7 +126,7 @@ static void open_rw(void)
     /* Errors. */
     show("read bad buffer", read(fd, BAD, 4));
     show("write bad buffer", write(fd, BAD, 4));
-    show("fstat bad buffer", fstat(fd, BAD));
+    show("fstat bad buffer", FSTAT_BAD(fd));
     show("read a closed fd", read(999, buf, 1));
     int ro = open("f", O_RDONLY);
     show("write an O_RDONLY fd", write(ro, "x", 1));
@@ -167,7 +182,7 @@ static void stat_family(void)
     printf("  size %llu, mode %o, nlink %u\n", (unsigned long long)sx.stx_size, sx.stx_mode & 07777,
            sx.stx_nlink);
     show("stat missing", stat("nope", &st));
-    show("stat bad buffer", stat("f", BAD));
+    show("stat bad buffer", STAT_BAD("f"));
     show("stat empty path", stat("", &st));
     symlink("loop1", "loop2");
     symlink("loop2", "loop1");
@@ -196,7 +211,7 @@ static void stat_family(void)
     struct statfs sf;
     show("statfs succeeds", statfs(".", &sf) == 0 ? 0 : -1);
     show("fstatfs succeeds", fstatfs(fd, &sf) == 0 ? 0 : -1);
-    show("statfs bad buffer", statfs(".", BAD));
+    show("statfs bad buffer", STATFS_BAD("."));
     close(fd);
     show("fsync a closed fd", fsync(fd));
 }
@@ -470,7 +485,7 @@ static void attributes(void)
     show("futimesat", futimesat(AT_FDCWD, "src", tv));
     show("futimens UTIME_OMIT both", futimens(fd, (struct timespec[]){ { 0, UTIME_OMIT }, { 0, UTIME_OMIT } }));
     show("utimensat bad nsec", utimensat(AT_FDCWD, "src", (struct timespec[]){ { 0, 2000000000 }, { 0, 0 } }, 0));
-    show("utimensat bad pointer", utimensat(AT_FDCWD, "src", BAD, 0));
+    show("utimensat bad pointer", UTIMENSAT_BAD(AT_FDCWD, "src", 0));
 
     /* xattrs: a user attribute, or the filesystem's refusal, as natively. */
     show("setxattr user.elfemu", setxattr("src", "user.elfemu", "value", 5, 0));
