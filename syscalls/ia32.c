@@ -17,22 +17,36 @@
 
 /* struct user_desc: entry_number, base_addr, limit, then a word of bit
  * fields (seg_32bit:1 contents:2 read_exec_only:1 limit_in_pages:1
- * seg_not_present:1 useable:1). */
+ * seg_not_present:1 useable:1; an x86_64 kernel's lm:1 is ignored). */
 struct user_desc32 {
     uint32_t entry, base, limit, flags;
 };
+#define UD_SEG_32BIT (1u << 0)
 #define UD_READ_EXEC_ONLY (1u << 3)
+#define UD_LIMIT_IN_PAGES (1u << 4)
 #define UD_SEG_NOT_PRESENT (1u << 5)
 #define UD_CONTENTS(f) (((f) >> 1) & 3)
+/* The bits a descriptor keeps (fill_ldt(); lm never: no 64-bit segments). */
+#define UD_KEPT 0x7fu
 
 /* LDT_empty()/LDT_zero(): a descriptor that clears the entry. */
 static bool desc_clears(const struct user_desc32 *u)
 {
-    bool empty = u->base == 0 && u->limit == 0 && UD_CONTENTS(u->flags) == 0 &&
-                 (u->flags & UD_READ_EXEC_ONLY) && (u->flags & UD_SEG_NOT_PRESENT) &&
-                 !(u->flags & 1) && !(u->flags & (1u << 4)) && !(u->flags & (1u << 6));
-    bool zero = u->base == 0 && u->limit == 0 && (u->flags & 0x7f) == 0;
+    /* lm is not looked at for a 32-bit caller (measured). */
+    bool empty = u->base == 0 && u->limit == 0 &&
+                 (u->flags & UD_KEPT) == (UD_READ_EXEC_ONLY | UD_SEG_NOT_PRESENT);
+    bool zero = u->base == 0 && u->limit == 0 && (u->flags & UD_KEPT) == 0;
     return empty || zero;
+}
+
+/* tls_desc_okay(): besides the clearing ones, only present 32-bit data
+ * segments (no code, no 16-bit segments). */
+static bool desc_okay(const struct user_desc32 *u)
+{
+    if (desc_clears(u))
+        return true;
+    return (u->flags & UD_SEG_32BIT) && UD_CONTENTS(u->flags) <= 1 &&
+           !(u->flags & UD_SEG_NOT_PRESENT);
 }
 
 /* A segment register holding the entry's selector sees its new base at
@@ -44,13 +58,16 @@ static void tls_reload(struct cpu *c, int idx)
             cpu_load_sreg(c, s, 0);
 }
 
-/* do_set_thread_area() once the descriptor is read: the entry it goes to
- * (entry -1 picks the first free one of c when can_allocate, as
- * set_thread_area does; clone's CLONE_SETTLS may not) and the checks.
- * Returns the GDT index or -errno; *d is what the entry becomes. */
+/* do_set_thread_area() once the descriptor is read, in its order: the
+ * descriptor's checks, then the entry it goes to (entry -1 picks the first
+ * free one of c when can_allocate, as set_thread_area does; clone's
+ * CLONE_SETTLS may not).  Returns the GDT index or -errno; *d is what the
+ * entry becomes. */
 static int tls_check(const struct cpu *c, const struct user_desc32 *u, bool can_allocate,
                      struct cpu_tls_desc *d)
 {
+    if (!desc_okay(u))
+        return -EINVAL;
     int idx = (int)u->entry;
     if (idx == -1 && can_allocate) {
         for (int i = 0; i < CPU_TLS_COUNT && idx == -1; i++)
@@ -61,16 +78,13 @@ static int tls_check(const struct cpu *c, const struct user_desc32 *u, bool can_
     }
     if (idx < CPU_TLS_FIRST || idx >= CPU_TLS_FIRST + CPU_TLS_COUNT)
         return -EINVAL;
-    /* Code segments that are not conforming-readable, like the kernel. */
-    if (UD_CONTENTS(u->flags) == 3 && !desc_clears(u) && (u->flags & UD_SEG_NOT_PRESENT) == 0 &&
-        (u->flags & UD_READ_EXEC_ONLY))
-        return -EINVAL;
     memset(d, 0, sizeof(*d));
     if (!desc_clears(u)) {
+        /* What the GDT descriptor holds: a 20-bit limit, the kept bits. */
         d->base = u->base;
-        d->limit = u->limit;
-        d->flags = u->flags;
-        d->present = !(u->flags & UD_SEG_NOT_PRESENT);
+        d->limit = u->limit & 0xfffff;
+        d->flags = u->flags & UD_KEPT;
+        d->present = true;
     }
     return idx;
 }
@@ -85,7 +99,7 @@ int64_t sys_set_thread_area(struct cpu *c, const uint64_t a[6])
     if (idx < 0)
         return idx;
     if ((int)u.entry == -1) {
-        /* The entry picked is written back before anything is set. */
+        /* The entry picked is written back before the range check. */
         uint32_t e = (uint32_t)idx;
         if (copy_to_guest(c, a[0], &e, sizeof(e)) != 0)
             return -EFAULT;
