@@ -23,7 +23,6 @@ struct user_desc32 {
 };
 #define UD_SEG_32BIT (1u << 0)
 #define UD_READ_EXEC_ONLY (1u << 3)
-#define UD_LIMIT_IN_PAGES (1u << 4)
 #define UD_SEG_NOT_PRESENT (1u << 5)
 #define UD_CONTENTS(f) (((f) >> 1) & 3)
 /* The bits a descriptor keeps (fill_ldt(); lm never: no 64-bit segments). */
