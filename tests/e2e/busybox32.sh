@@ -41,22 +41,33 @@ files() {
 fixture files
 
 # The shell: pipes, loops, functions, arithmetic, command substitution,
-# subshells (no redirections yet: they need fcntl64 of ia32fs).
+# subshells, redirections.
 same "sh loops and pipes" -- "$bb" sh -c '
     i=0; while [ $i -lt 20 ]; do i=$((i + 1)); echo $((i * 7 % 11)); done | sort -n | uniq -c | head -5
-    for f in d/fruit d/words; do echo "$f: $(cat $f | wc -l) lines"; done
+    for f in d/fruit d/words; do echo "$f: $(wc -l <$f) lines"; done
     f() { [ "$1" -le 1 ] && { echo 1; return; }; echo $(( $1 * $(f $(($1 - 1))) )); }
     echo "10! = $(f 10)"
     x=$(echo hello | tr a-z A-Z); echo "${x}-${#x}-${x%L*}"
     ( cd d/sub && echo sub: $(ls) ); echo "back in $(basename $PWD)"
     case "a.tar.gz" in *.gz) echo gz ;; *) echo other ;; esac
     false || echo "false failed: $?"; sh -c "exit 3"; echo "child exited $?"'
+same "sh here-document, read and redirections" -- "$bb" sh -c '
+    while IFS=, read -r k v; do echo "$v=$k"; done <d/sub/table.csv
+    cat <<END >out.txt
+first $((6 * 7))
+second
+END
+    echo third >>out.txt; cat out.txt; wc -l <out.txt
+    ls nonexistent 2>&1 >/dev/null | wc -l; { echo to-stderr >&2; } 2>err.txt; cat err.txt
+    exec 3>fd3.txt; echo via fd 3 >&3; exec 3>&-; cat fd3.txt
+    printf "%05.2f|%s|%x\n" 3.14159 ok 255; printf "no newline" | wc -c
+    set -- $(cat d/words); echo "$# words, last ${9:-none}"'
 same "sort" -- "$bb" sh -c 'sort d/fruit; sort -r -u d/fruit; sort -t" " -k3,3n -k2,2 d/sub/numbers | head -8; sort -c d/fruit; echo "sort -c: $?"'
-same "md5sum, sha256sum, cksum" -- "$bb" sh -c 'md5sum d/fruit d/words d/sub/numbers; sha256sum d/sub/numbers; cat d/sub/numbers | md5sum; cksum d/words'
+same "md5sum, sha256sum, cksum" -- "$bb" sh -c 'md5sum d/fruit d/words d/sub/numbers; sha256sum d/sub/numbers; cat d/sub/numbers | md5sum; md5sum d/fruit >sums; md5sum -c sums; cksum d/words'
 same "wc" -- "$bb" sh -c 'wc d/fruit d/words d/sub/numbers; cat d/words | wc -l -w -c; echo -n "no newline" | wc -c'
 same "tar" -- "$bb" sh -c 'tar cf t.tar d && tar tf t.tar | sort && mkdir x && tar xf t.tar -C x && cmp d/sub/numbers x/d/sub/numbers && echo same
     tar czf t.tgz d/sub && tar tzvf t.tgz | wc -l && gzip -dc t.tgz | tar tf - | sort'
-same "sed" -- "$bb" sh -c 'sed -n "s/^line \([0-9]*\) \(.*\)/\2:\1/p" d/sub/numbers | head -5; sed -e "/apple/d" -e "s/an/AN/g" d/fruit; sed "1~50!d" d/sub/numbers; sed "2,3y/ae/AE/" d/fruit'
+same "sed" -- "$bb" sh -c 'sed -n "s/^line \([0-9]*\) \(.*\)/\2:\1/p" d/sub/numbers | head -5; sed -e "/apple/d" -e "s/an/AN/g" d/fruit; sed "1~50!d" d/sub/numbers; cp d/fruit f2 && sed -i "2,3y/ae/AE/" f2 && cat f2'
 same "awk" -- "$bb" sh -c 'awk "{ s += \$3; n[\$3 % 5]++ } END { print s, NR; for (k = 0; k < 5; k++) print k, n[k] }" d/sub/numbers
     awk -F, "{ printf \"%-3s|%5.1f|%x\n\", \$1, \$2 / 3, \$2 }" d/sub/table.csv
     awk "BEGIN { x = 2 ^ 10; print x, sqrt(2), int(-3.7), substr(\"abcdef\", 2, 3), toupper(\"q\"), length(\"four\"), sprintf(\"%e\", 1/3) }"
