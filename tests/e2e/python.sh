@@ -120,8 +120,11 @@ async def main():
 asyncio.run(main())'
 # CPython's own regression tests of the modules closest to the syscalls
 # (libpython3.11-testsuite): each test's name and verdict (ok, skipped and
-# why) must be the native run's; timings and load averages are left out.
-same_sh "python3 -m test: fcntl, mmap, epoll, pty, select" -- 'E python3 -m test -v test_fcntl test_mmap test_epoll test_pty test_select 2>&1 |
+# why) must be the native run's; timings and load averages are left out, and
+# so is test_epoll's test_control_and_wait, which fails any run (native too)
+# whose epoll_wait on ready descriptors takes over 0.1 s of wall time: a
+# timing, not a behaviour, on a loaded machine.
+same_sh "python3 -m test: fcntl, mmap, epoll, pty, select" -- 'E python3 -m test -v -i test_control_and_wait test_fcntl test_mmap test_epoll test_pty test_select 2>&1 |
     grep -E " \.\.\. |^Ran |^OK|^FAILED|^Tests result|tests? OK" | sed "s/^\(Ran .*\) in .*/\1/"'
 same "python3: script from stdin" -i nums -- python3 -c 'import sys; print(sum(int(l) for l in sys.stdin))'
 
