@@ -129,7 +129,9 @@ int64_t sys_open(struct cpu *c, const uint64_t a[6])
 
 int64_t sys_creat(struct cpu *c, const uint64_t a[6])
 {
-    const uint64_t b[6] = { (uint64_t)AT_FDCWD, a[0], O_CREAT | O_WRONLY | O_TRUNC, a[1], 0, 0 };
+    /* creat() always opens with O_LARGEFILE (0100000), for i386 callers
+     * too (force_o_largefile() of a 64-bit kernel). */
+    const uint64_t b[6] = { (uint64_t)AT_FDCWD, a[0], O_CREAT | O_WRONLY | O_TRUNC | 0100000, a[1], 0, 0 };
     return sys_openat(c, b);
 }
 

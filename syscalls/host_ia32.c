@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -86,4 +87,15 @@ void *host_ia32_bounce(void)
     bounce = p;
     pthread_setspecific(bounce_key, p);
     return p;
+}
+
+int64_t host_ia32_openat(int dirfd, const char *path, int flags, unsigned mode)
+{
+    size_t len = strlen(path) + 1;
+    char *b = host_ia32_available() ? host_ia32_bounce() : NULL;
+    if (!b || len > HOST_IA32_BOUNCE)
+        return -ENOSYS;
+    memcpy(b, path, len);
+    /* i386 openat is 295. */
+    return host_ia32_call(295, (uint32_t)dirfd, (uint32_t)(uintptr_t)b, (uint32_t)flags, mode, 0);
 }

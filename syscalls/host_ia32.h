@@ -3,7 +3,8 @@
  * filesystems give a 32-bit caller other directory positions (ext4's
  * htree gives 31-bit hashes to in_compat_syscall() callers, 63-bit ones to
  * 64-bit callers), and a 32-bit program's readdir and seekdir must see
- * those.  Pointers passed this way must lie below 4 GiB: the per-thread
+ * those; and only the i386 open/openat entries open a file without
+ * O_LARGEFILE (with its 2 GiB limits).  Pointers passed this way must lie below 4 GiB: the per-thread
  * bounce buffer does. */
 #ifndef SYSCALLS_HOST_IA32_H
 #define SYSCALLS_HOST_IA32_H
@@ -25,5 +26,10 @@ int64_t host_ia32_call(uint32_t nr, uint32_t a0, uint32_t a1, uint32_t a2, uint3
  * cannot be mapped.  Freed when the thread ends. */
 #define HOST_IA32_BOUNCE 65536
 void *host_ia32_bounce(void);
+
+/* openat through the host's i386 entry, which unlike the x86_64 one does
+ * not add O_LARGEFILE; -ENOSYS when the host has no i386 ABI (or the path
+ * does not fit the bounce buffer): the caller then opens as x86_64 does. */
+int64_t host_ia32_openat(int dirfd, const char *path, int flags, unsigned mode);
 
 #endif

@@ -19,6 +19,7 @@
 
 #include "loader/root.h"
 #include "syscalls/paths.h"
+#include "syscalls/host_ia32.h"
 #include "syscalls/procfs.h"
 
 static const char *root;    /* -L DIR, canonical; NULL without one */
@@ -263,6 +264,16 @@ int64_t path_openat(struct cpu *c, int dirfd, const char *guest, int flags, mode
     /* O_PATH descriptors name the file itself: the host's is as good. */
     if (hp.proc && !(flags & O_PATH) && !(hp.proc == PROCFS_EXE && nofollow))
         return procfs_open(c, (enum procfs_file)hp.proc, hp.tid, flags);
+    /* A 32-bit guest's open without O_LARGEFILE (0100000 on both ABIs)
+     * goes to the host's i386 openat: only that entry leaves the flag off
+     * (x86_64's adds it), and the file gets the kernel's limits for it:
+     * EOVERFLOW for a file over 2 GiB, EFBIG for writes past 2 GiB,
+     * F_GETFL without the flag. */
+    if (c->bits == 32 && !(flags & 0100000)) {
+        int64_t r = host_ia32_openat(hp.dirfd, hp.path, flags, (unsigned)mode);
+        if (r != -ENOSYS)
+            return r;
+    }
     return host_ret(syscall(SYS_openat, hp.dirfd, hp.path, flags, mode));
 }
 

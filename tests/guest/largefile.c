@@ -293,6 +293,32 @@ static void small_offsets(void)
     close(out);
     close(fd);
 }
+
+/* open and openat without O_LARGEFILE (the 32-bit C library's open() of a
+ * program built without _FILE_OFFSET_BITS=64): the 2 GiB limits. */
+static void non_lfs_opens(void)
+{
+    printf("-- opens without O_LARGEFILE (i386)\n");
+    show("open the 5 GiB file", RAW(5, "big", O_RDONLY));
+    show("openat the 5 GiB file", RAW(295, AT_FDCWD, "big", O_RDONLY));
+    long fd = RAW(5, "big", O_PATH);
+    show("  with O_PATH, F_GETFL", fd < 0 ? fd : fcntl((int)fd, F_GETFL));
+    close((int)fd);
+    fd = RAW(5, "nolfs", O_RDWR | O_CREAT | O_TRUNC, 0600);
+    show("open a new file, F_GETFL", fcntl((int)fd, F_GETFL));
+    show("  pwrite64 at 2 GiB - 2, 4 bytes", RAW(181, fd, "abcd", 4, 0x7ffffffe, 0));
+    show("  pwrite64 at 3 GiB", RAW(181, fd, "x", 1, 0xC0000000, 0));
+    show("  ftruncate64 to 3 GiB", RAW(194, fd, 0xC0000000, 0));
+    show("  F_SETFL O_LARGEFILE (not settable)", fcntl((int)fd, F_SETFL, O_LARGEFILE));
+    show("  F_GETFL", fcntl((int)fd, F_GETFL));
+    close((int)fd);
+    fd = RAW(8, "created", 0600);
+    show("creat: F_GETFL", fcntl((int)fd, F_GETFL));
+    close((int)fd);
+    fd = RAW(5, "big", O_RDONLY | O_LARGEFILE);
+    show("open the big file with O_LARGEFILE, F_GETFL", fcntl((int)fd, F_GETFL));
+    close((int)fd);
+}
 #endif
 
 /* getdents/getdents64 records, counted and checked; names sorted. */
@@ -457,6 +483,7 @@ int main(void)
     lock_layouts();
     register_pairs();
     small_offsets();
+    non_lfs_opens();
 #endif
     directories();
     cleanup();
