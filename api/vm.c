@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "api/vm.h"
 #include "cpu/cpu.h"
 #include "cpu/flags.h"
 #include "cpu/fpstate.h"
@@ -84,6 +85,7 @@ void elfemu_destroy(elfemu *vm)
 {
     if (!vm)
         return;
+    hooks_forget(vm);
     if (vm->loaded) {
         cpu_destroy(&vm->cpu);
         mm_space_destroy(&vm->mm);
@@ -132,6 +134,16 @@ int elfemu_load(elfemu *vm, const char *path, char *const argv[], char *const en
     vm->cpu.r[R_SP] = vm->info.sp;
     sig_init(&vm->cpu);
     return 0;
+}
+
+elfemu_thread *elfemu_main_thread(elfemu *vm)
+{
+    return (elfemu_thread *)&vm->cpu;
+}
+
+struct mm_space *vm_space(elfemu *vm)
+{
+    return vm->loaded ? &vm->mm : NULL;
 }
 
 int elfemu_bits(const elfemu *vm)
@@ -239,6 +251,8 @@ size_t elfemu_maps(const elfemu *vm, elfemu_map *out, size_t max)
 {
     if (!vm->loaded)
         return 0;
+    /* Other guest threads may be changing the list (hooks call this). */
+    mm_lock(&vm->mm);
     for (size_t i = 0; i < vm->mm.vmas.n && i < max; i++) {
         const struct mm_vma *v = &vm->mm.vmas.v[i];
         out[i].start = v->start;
@@ -247,7 +261,9 @@ size_t elfemu_maps(const elfemu *vm, elfemu_map *out, size_t max)
         out[i].offset = v->offset;
         snprintf(out[i].name, sizeof(out[i].name), "%s", v->name);
     }
-    return vm->mm.vmas.n;
+    size_t n = vm->mm.vmas.n;
+    mm_unlock(&vm->mm);
+    return n;
 }
 
 const elfemu_load_info *elfemu_get_load_info(const elfemu *vm)

@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 
 #include "cpu/block.h"
+#include "cpu/hook.h"
 
 #define HASH_BITS 16
 #define PAGE_HASH_BITS 12
@@ -158,6 +159,17 @@ static void invalidate_locked(struct mm_space *mm, uint64_t start, uint64_t end)
     }
     if (any)
         queue_everywhere(r, first, end);
+}
+
+void cpu_cache_flush_all(struct mm_space *mm)
+{
+    mm_lock(mm);
+    struct code_registry *r = registry(mm);
+    for (struct cpu_cache *k = r ? r->caches : NULL; k; k = k->next) {
+        k->flush_all = true;
+        __atomic_fetch_or(&k->cpu->attention, CPU_ATTN_CODE, __ATOMIC_RELEASE);
+    }
+    mm_unlock(mm);
 }
 
 void cpu_invalidate(struct cpu *c, uint64_t start, uint64_t end)
@@ -428,18 +440,24 @@ static struct block *decode_block(struct cpu *c, uint64_t rip)
     }
     if (n == 0)
         cpu_fault(c, SIGSEGV, segv_code(c, rip), rip);
-    mark_dead_flags(ops, meta, n);
-    /* One more op: the sentinel the last NEXT of a cut-short block reaches. */
-    struct block *b = malloc(sizeof(*b) + (n + 1) * sizeof(struct op));
-    if (!b)
-        cpu_fault(c, SIGSEGV, 1, rip); /* out of host memory: nothing better to do */
-    memset(b, 0, sizeof(*b));
-    b->start = rip;
-    b->end = pc;
-    b->nops = n;
-    memcpy(b->ops, ops, n * sizeof(struct op));
-    memset(&b->ops[n], 0, sizeof(struct op));
-    b->ops[n].fn = op_block_end;
+    struct block *b;
+    if (UNLIKELY(cpu_hooks_enabled())) {
+        /* Hooks may look at the flags between any two instructions. */
+        b = hook_block_build(c, ops, n, rip, pc);
+    } else {
+        mark_dead_flags(ops, meta, n);
+        /* One more op: the sentinel the last NEXT of a cut-short block reaches. */
+        b = malloc(sizeof(*b) + (n + 1) * sizeof(struct op));
+        if (!b)
+            cpu_fault(c, SIGSEGV, 1, rip); /* out of host memory: nothing better to do */
+        memset(b, 0, sizeof(*b));
+        b->start = rip;
+        b->end = pc;
+        b->nops = n;
+        memcpy(b->ops, ops, n * sizeof(struct op));
+        memset(&b->ops[n], 0, sizeof(struct op));
+        b->ops[n].fn = op_block_end;
+    }
     struct cpu_cache *k = c->cache;
     for (uint64_t p = mm_page_down(rip); p < pc; p += MM_PAGE_SIZE)
         page_add(k, p, b);

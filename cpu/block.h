@@ -40,7 +40,7 @@ struct block {
     struct block *succ[2];      /* the last two blocks that followed */
     uint64_t succ_rip[2];
     uint64_t succ_epoch;
-    uint32_t nops;
+    uint32_t nops;              /* instructions (a hooked block has more ops) */
     bool retired;
     struct op ops[];
 };
@@ -62,6 +62,9 @@ void cpu_decode_single(struct cpu *c, struct op *op);
 /* The owner's side of CPU_ATTN_CODE: drop the blocks of every queued
  * invalidation (at a block boundary: no block of this cache is running). */
 void cpu_cache_attend(struct cpu *c);
+/* Drop every decoded block of every thread of mm (at each one's next
+ * block boundary): the way blocks are decoded has changed (hooks). */
+void cpu_cache_flush_all(struct mm_space *mm);
 
 int cpu_cache_create(struct cpu *c);
 void cpu_cache_destroy(struct cpu *c);

@@ -12,6 +12,7 @@
 #include "cpu/block.h"
 #include "cpu/decode.h"
 #include "cpu/flags.h"
+#include "cpu/hook.h"
 #include "cpu/sse.h"
 
 void cpu_init(struct cpu *c, struct mm_space *mm, int bits)
@@ -155,6 +156,8 @@ static void run_guarded(struct cpu *c, void (*body)(struct cpu *c))
         mm_fault_disarm();
         /* A fault may have unwound a holder of the space's lock. */
         mm_lock_release_all(c->mm);
+        if (UNLIKELY(cpu_hooks_enabled()))
+            cpu_hook_fault(c); /* the faulting instruction wrote nothing */
         if (why == 1) {
             /* A host fault: SEGV_MAPERR where nothing is mapped, SEGV_ACCERR
              * where the protection forbids the access, BUS_ADRERR past the
@@ -180,10 +183,15 @@ static void step_one(struct cpu *c)
     cpu_decode_single(c, &ops[0]);
     memset(&ops[1], 0, sizeof(ops[1]));
     ops[1].fn = op_block_end;
+    bool hooked = cpu_hooks_enabled();
+    if (UNLIKELY(hooked))
+        cpu_hook_step(c, &ops[0]);
     ops[0].fn(c, ops);
     if (c->bits == 32)
         c->rip = (uint32_t)c->rip;
     c->icount++;
+    if (UNLIKELY(hooked))
+        cpu_hook_flush(c); /* the step's writes, before it returns */
 }
 
 void cpu_step(struct cpu *c)
@@ -236,4 +244,6 @@ static void run_blocks(struct cpu *c)
 void cpu_run(struct cpu *c)
 {
     run_guarded(c, run_blocks);
+    if (UNLIKELY(cpu_hooks_enabled()))
+        cpu_hook_flush(c); /* the last instruction's writes */
 }

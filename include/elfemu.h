@@ -241,6 +241,119 @@ const char *elfemu_auxv_name(uint64_t type);
  */
 void elfemu_explain(elfemu *vm, void *out);
 
+/**
+ * @name Hooks
+ * Callbacks on instructions, blocks, memory accesses and syscalls, added
+ * and removed at any time (also from inside a hook).  They are process-wide:
+ * every thread of the guest calls them, on its own host thread, so a hook
+ * that keeps state must guard it (or keep it per thread).  A hook removed
+ * while another thread is inside it may still be called by that thread
+ * for the instruction it is at.
+ *
+ * Cost: with no instruction, block or memory hook installed, the
+ * interpreter runs exactly as without hooks (no test per instruction);
+ * installing the first one (or removing the last) drops every decoded
+ * block, and blocks are decoded with a hook op before each instruction
+ * until the last one is removed.  Syscall hooks cost one test per syscall.
+ * @{
+ */
+
+/** A guest thread as hooks see it (valid during the callback). */
+typedef struct elfemu_thread elfemu_thread;
+
+/** The instruction about to run. */
+typedef struct elfemu_insn {
+    uint64_t addr;          /**< its guest address */
+    unsigned len;           /**< its length in bytes */
+    const uint8_t *bytes;   /**< the @ref len bytes that were decoded */
+} elfemu_insn;
+
+/** Called before each instruction. */
+typedef void (*elfemu_insn_hook)(elfemu *vm, elfemu_thread *t, const elfemu_insn *insn,
+                                 void *user);
+
+/** Called before each block: [start, end), @p ninsns instructions, run in a
+ *  row unless one faults (blocks end at control transfers). */
+typedef void (*elfemu_block_hook)(elfemu *vm, elfemu_thread *t, uint64_t start, uint64_t end,
+                                  unsigned ninsns, void *user);
+
+/** One memory access of the guest's instructions. */
+typedef struct elfemu_mem_access {
+    uint64_t addr;          /**< guest address */
+    uint32_t size;          /**< bytes accessed */
+    bool write;             /**< a write (else a read) */
+    uint64_t value;         /**< the first min(size, 8) bytes, little-endian */
+    const uint8_t *data;    /**< the bytes (at most the first 1024) */
+} elfemu_mem_access;
+
+/**
+ * Called for each memory access of an instruction, found from its
+ * operands (explicit ones and implicit ones: the stack, string
+ * instructions): a read before the instruction runs, with the value it
+ * reads; a write once it has completed, with the value written (before the
+ * next instruction's hooks).  A faulting instruction reports its reads
+ * but no write; REP string instructions report each element after they
+ * complete (reads then show the memory as it is then).
+ */
+typedef void (*elfemu_mem_hook)(elfemu *vm, elfemu_thread *t, const elfemu_mem_access *access,
+                                void *user);
+
+/** A system call as the guest made it (ia32: i386 numbers, 32-bit args). */
+typedef struct elfemu_syscall {
+    uint64_t nr;            /**< the syscall number (a before hook may change it) */
+    uint64_t args[6];       /**< the arguments (a before hook may change them) */
+    int64_t result;         /**< result or -errno (set by a skipping before hook,
+                                 and seen and changeable by after hooks) */
+    int bits;               /**< 64 or 32: which ABI's numbers */
+} elfemu_syscall;
+
+/** Called before a syscall: return true to skip it, @c call->result then
+ *  being its result (the other before hooks are not called then). */
+typedef bool (*elfemu_syscall_before_hook)(elfemu *vm, elfemu_thread *t, elfemu_syscall *call,
+                                           void *user);
+/** Called after a syscall (also a skipped one): may change @c call->result.
+ *  A call that does not return (exit, execve that succeeds) has no after. */
+typedef void (*elfemu_syscall_after_hook)(elfemu *vm, elfemu_thread *t, elfemu_syscall *call,
+                                          void *user);
+
+/** Add a hook; returns its id (> 0), or -1 (errno ENOMEM, or EINVAL for a
+ *  NULL function or an unloaded VM). */
+int elfemu_hook_insn(elfemu *vm, elfemu_insn_hook fn, void *user);
+int elfemu_hook_block(elfemu *vm, elfemu_block_hook fn, void *user);
+int elfemu_hook_mem(elfemu *vm, elfemu_mem_hook fn, void *user);
+/** Either function may be NULL (not both). */
+int elfemu_hook_syscall(elfemu *vm, elfemu_syscall_before_hook before,
+                        elfemu_syscall_after_hook after, void *user);
+
+/** Remove a hook by id; 0, or -1 when there is no such hook. */
+int elfemu_hook_remove(elfemu *vm, int id);
+
+/** The guest's thread id of @p t (its host tid: guest threads are host threads). */
+int elfemu_thread_tid(const elfemu_thread *t);
+
+/** The VM's own thread: the guest thread that elfemu_run() runs on the
+ *  calling host thread (valid after a load). */
+elfemu_thread *elfemu_main_thread(elfemu *vm);
+
+/** How many guest threads the process has now. */
+int elfemu_thread_count(const elfemu *vm);
+
+/** The registers of @p t (like elfemu_get_regs()). */
+void elfemu_thread_get_regs(elfemu_thread *t, elfemu_regs *out);
+
+/** Change the registers of @p t, except rip (the hooks run in the middle
+ *  of decoded blocks: a jump elsewhere is not theirs to make). */
+void elfemu_thread_set_regs(elfemu_thread *t, const elfemu_regs *in);
+
+/** The x87/MMX/SSE state of @p t as a 64-bit FXSAVE image. */
+void elfemu_thread_get_fpstate(elfemu_thread *t, uint8_t out[512]);
+
+/** Instructions @p t has retired (counted per block: inside a block hook
+ *  or an instruction hook the current block's are not counted yet). */
+uint64_t elfemu_thread_icount(const elfemu_thread *t);
+
+/** @} */
+
 #ifdef __cplusplus
 }
 #endif

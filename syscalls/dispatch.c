@@ -56,13 +56,47 @@ static __attribute__((cold, noinline)) int64_t traced(struct cpu *c, uint64_t nr
     return r;
 }
 
+/* Syscall hooks of the embedding API (api/hooks.c). */
+static const struct sys_hook_ops *hook_ops;
+bool sys_hooks_on;
+
+void sys_hooks_init(const struct sys_hook_ops *ops)
+{
+    hook_ops = ops;
+}
+
+void sys_hooks_switch(bool on)
+{
+    __atomic_store_n(&sys_hooks_on, on, __ATOMIC_RELEASE);
+}
+
+/* The hooks' path: the before hooks may change the number and the
+ * arguments or answer the call themselves, the after hooks the result. */
+static __attribute__((cold, noinline)) int64_t hooked(struct cpu *c, uint64_t *nr, uint64_t a[6],
+                                                      const sys_handler *table,
+                                                      const char *const *names)
+{
+    int64_t r = 0;
+    if (!hook_ops->before(c, nr, a, &r)) {
+        sys_handler h = *nr < SYS_TABLE_SIZE ? table[*nr] : NULL;
+        if (UNLIKELY(strace_on))
+            r = traced(c, *nr, a, h, names);
+        else
+            r = h ? h(c, a) : sys_unknown(c, *nr, names);
+    }
+    hook_ops->after(c, *nr, a, &r);
+    return r;
+}
+
 void sys_dispatch_64(struct cpu *c)
 {
     uint64_t nr = c->r[R_AX];
-    const uint64_t a[6] = { c->r[R_DI], c->r[R_SI], c->r[R_DX], c->r[R_10], c->r[R_8], c->r[R_9] };
+    uint64_t a[6] = { c->r[R_DI], c->r[R_SI], c->r[R_DX], c->r[R_10], c->r[R_8], c->r[R_9] };
     sys_handler h = nr < SYS_TABLE_SIZE ? table_64[nr] : NULL;
     int64_t r;
-    if (UNLIKELY(strace_on))
+    if (UNLIKELY(sys_hooks_on))
+        r = hooked(c, &nr, a, table_64, sys_names_64);
+    else if (UNLIKELY(strace_on))
         r = traced(c, nr, a, h, sys_names_64);
     else
         r = h ? h(c, a) : sys_unknown(c, nr, sys_names_64);
@@ -77,11 +111,13 @@ void sys_dispatch_64(struct cpu *c)
 void sys_dispatch_32(struct cpu *c)
 {
     uint64_t nr = (uint32_t)c->r[R_AX];
-    const uint64_t a[6] = { (uint32_t)c->r[R_BX], (uint32_t)c->r[R_CX], (uint32_t)c->r[R_DX],
-                            (uint32_t)c->r[R_SI], (uint32_t)c->r[R_DI], (uint32_t)c->r[R_BP] };
+    uint64_t a[6] = { (uint32_t)c->r[R_BX], (uint32_t)c->r[R_CX], (uint32_t)c->r[R_DX],
+                      (uint32_t)c->r[R_SI], (uint32_t)c->r[R_DI], (uint32_t)c->r[R_BP] };
     sys_handler h = nr < SYS_TABLE_SIZE ? table_32[nr] : NULL;
-    int64_t r = UNLIKELY(strace_on) ? traced(c, nr, a, h, sys_names_32)
-                                    : h ? h(c, a) : sys_unknown(c, nr, sys_names_32);
+    int64_t r = UNLIKELY(sys_hooks_on) ? hooked(c, &nr, a, table_32, sys_names_32)
+                : UNLIKELY(strace_on)  ? traced(c, nr, a, h, sys_names_32)
+                : h                    ? h(c, a)
+                                       : sys_unknown(c, nr, sys_names_32);
     c->r[R_AX] = (uint32_t)r;
 }
 

@@ -104,4 +104,16 @@ int sys_set_exec_rlimits(const char *text);
 void sys_set_exe(const char *path);
 const char *sys_exe(void);
 
+/* Syscall hooks of the embedding API (api/hooks.c installs them).  Only
+ * when sys_hooks_on is set does dispatch take the hooked path: before()
+ * may change the number and arguments, or return true to skip the call
+ * with *result as its result; after() may change the result. */
+struct sys_hook_ops {
+    bool (*before)(struct cpu *c, uint64_t *nr, uint64_t a[6], int64_t *result);
+    void (*after)(struct cpu *c, uint64_t nr, const uint64_t a[6], int64_t *result);
+};
+extern bool sys_hooks_on;
+void sys_hooks_init(const struct sys_hook_ops *ops);
+void sys_hooks_switch(bool on);
+
 #endif

@@ -11,6 +11,7 @@
 
 #include "elfemu.h"
 #include "tools/options.h"
+#include "tools/trace.h"
 
 extern char **environ;
 
@@ -52,6 +53,29 @@ int main(int argc, char **argv)
         o.reexec[0] = self;
     else
         o.cfg.reexec_argv = NULL;
+    /* --trace shares --trace-file with --strace; a re-executed elfemu (the
+     * guest's execve) appends to it, found from any directory. */
+    static char trace_path[PATH_MAX];
+    if (o.trace.on && o.cfg.trace_file) {
+        char cwd[PATH_MAX] = "";
+        if (o.cfg.trace_file[0] != '/' && !getcwd(cwd, sizeof(cwd)))
+            cwd[0] = 0;
+        snprintf(trace_path, sizeof(trace_path), "%s%s%s", cwd, cwd[0] ? "/" : "",
+                 o.cfg.trace_file);
+        o.trace.file = trace_path;
+        /* --strace opened (and truncated) it already. */
+        o.trace.append = o.cfg.trace_append || o.cfg.strace;
+        if (!o.cfg.strace && n > 0) {
+            const char **v = realloc(o.reexec, (size_t)(o.nreexec + 3) * sizeof(*v));
+            if (v) {
+                v[o.nreexec++] = "--trace-file-append";
+                v[o.nreexec++] = trace_path;
+                v[o.nreexec] = NULL;
+                o.reexec = v;
+                o.cfg.reexec_argv = v;
+            }
+        }
+    }
     /* A guest's execve names the program exactly: no $PATH search. */
     char *path = o.execve ? strdup(o.program) : elfemu_find_program_in(o.program, o.cfg.sysroot);
     char **gargv = calloc((size_t)o.nargs + 2, sizeof(char *));
@@ -89,11 +113,15 @@ int main(int argc, char **argv)
         printf("Running it:\n");
         fflush(stdout);
     }
+    if (o.trace.on && trace_begin(vm, &o.trace) != 0)
+        goto out;
     if (elfemu_run(vm, &x) != 0) {
         fprintf(stderr, "elfemu: internal error: the guest could not be run\n");
         goto out;
     }
     ran = true;
+    if (o.trace.on)
+        trace_end(vm);
 out:
     elfemu_destroy(vm);
     free(gargv);

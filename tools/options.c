@@ -26,7 +26,17 @@ void options_usage(FILE *f)
           "                     reproducible from the number N\n"
           "  --aslr             randomise the layout like Linux (default: deterministic)\n"
           "  --strace           show every syscall in strace's style (to stderr)\n"
-          "  --trace-file FILE  write the --strace lines to FILE instead (truncated)\n"
+          "  --trace[=mem]      show every executed instruction: number, thread (when\n"
+          "                     there are several), address, symbol+offset, bytes,\n"
+          "                     disassembly, the registers and flags it changed;\n"
+          "                     =mem adds each memory access (size, address, value)\n"
+          "  --syntax=intel|att the disassembly's syntax (default intel)\n"
+          "  --trace-range=LO-HI  only instructions at addresses LO <= a < HI\n"
+          "  --trace-sym=NAME   only while inside function NAME and what it calls\n"
+          "  --trace-start=N    from the Nth executed instruction on (the first is 1)\n"
+          "  --trace-count=N    at most N instruction lines, then run at full speed\n"
+          "  --trace-file FILE  write the --strace and --trace lines to FILE instead\n"
+          "                     of stderr (truncated)\n"
           "  --trace-file-append FILE\n"
           "                     the same, appending (what elfemu passes itself when the\n"
           "                     guest calls execve, so one file holds the whole tree)\n"
@@ -126,6 +136,84 @@ static int env_list(struct options *o, bool set, const char *list)
     return r;
 }
 
+static int number(const char *opt, const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtoull(s, &end, 0);
+    if (errno || *end || !*s || *s == '-')
+        return fail("not a number", opt);
+    return 0;
+}
+
+/* --trace[=mem], --syntax=intel|att, --trace-range=LO-HI, --trace-sym=NAME,
+ * --trace-start=N, --trace-count=N (each also as "--opt VALUE").  They are
+ * passed on to a re-executed elfemu (the guest's execve). */
+static int trace_option(struct options *o, const char *a, const char *next, int *i)
+{
+    struct trace_options *t = &o->trace;
+    const char *eq = strchr(a, '=');
+    size_t name_len = eq ? (size_t)(eq - a) : strlen(a);
+    const char *val = eq ? eq + 1 : NULL;
+    if (name_len == 7) { /* --trace */
+        if (val && strcmp(val, "mem"))
+            return fail("--trace takes only =mem", a);
+        t->on = true;
+        t->mem |= val != NULL;
+        return keep(o, a, NULL) != 0 ? fail("out of memory", NULL) : 0;
+    }
+    static const char *const names[] = { "--syntax", "--trace-range", "--trace-sym",
+                                         "--trace-start", "--trace-count" };
+    unsigned k = 0;
+    while (k < 5 && (strlen(names[k]) != name_len || strncmp(a, names[k], name_len)))
+        k++;
+    if (k == 5)
+        return fail("unknown option", a);
+    if (!val) {
+        if (!next)
+            return fail("option needs a value", a);
+        val = next;
+        (*i)++;
+    }
+    switch (k) {
+    case 0:
+        if (strcmp(val, "intel") && strcmp(val, "att"))
+            return fail("--syntax is intel or att", val);
+        t->att = !strcmp(val, "att");
+        break;
+    case 1: {
+        const char *dash = strchr(val, '-');
+        char lo[64];
+        if (!dash || (size_t)(dash - val) >= sizeof(lo))
+            return fail("--trace-range needs LO-HI", val);
+        memcpy(lo, val, (size_t)(dash - val));
+        lo[dash - val] = 0;
+        if (number("--trace-range", lo, &t->range_lo) || number("--trace-range", dash + 1, &t->range_hi))
+            return -1;
+        if (t->range_hi <= t->range_lo)
+            return fail("--trace-range: empty range", val);
+        t->have_range = true;
+        break;
+    }
+    case 2:
+        if (!*val)
+            return fail("--trace-sym needs a name", NULL);
+        t->sym = val;
+        break;
+    case 3:
+        if (number("--trace-start", val, &t->start))
+            return -1;
+        break;
+    case 4:
+        if (number("--trace-count", val, &t->count))
+            return -1;
+        if (t->count == 0)
+            return fail("--trace-count must be at least 1", val);
+        break;
+    }
+    return keep(o, names[k], val) != 0 ? fail("out of memory", NULL) : 0;
+}
+
 int options_parse(struct options *o, int argc, char **argv, char **environ)
 {
     memset(o, 0, sizeof(*o));
@@ -170,12 +258,20 @@ int options_parse(struct options *o, int argc, char **argv, char **environ)
             o->cfg.strace = true;
         } else if (!strcmp(a, "--trace-pids")) {
             o->cfg.trace_pids = true;
-        } else if (!strcmp(a, "--trace-file") || !strcmp(a, "--trace-file-append")) {
-            if (!val)
+        } else if (!strcmp(a, "--trace-file") || !strcmp(a, "--trace-file-append") ||
+                   !strncmp(a, "--trace-file=", 13)) {
+            bool inline_val = a[12] == '=';
+            if (inline_val)
+                val = a + 13;
+            if (!val || !*val)
                 return fail("--trace-file needs a file name", NULL);
             o->cfg.trace_file = val;
-            o->cfg.trace_append = a[12] != '\0';
-            i++;
+            o->cfg.trace_append = a[12] == '-';
+            if (!inline_val)
+                i++;
+        } else if (!strncmp(a, "--trace", 7) || !strncmp(a, "--syntax", 8)) {
+            if (trace_option(o, a, val, &i) != 0)
+                return -1;
         } else if (!strcmp(a, "--exec-rlimits")) {
             if (!val)
                 return fail("--exec-rlimits needs a value", NULL);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "elfemu.h"
+#include "tools/trace.h"
 
 struct options {
     elfemu_config cfg;
@@ -22,6 +23,7 @@ struct options {
     const char *program;    /* PROGRAM as given */
     char **args;            /* PROGRAM's arguments, argv-style, after PROGRAM */
     int nargs;
+    struct trace_options trace; /* --trace and its filters */
 };
 
 /* Parse argv; on a usage error prints one line and returns -1, on --help or

@@ -44,7 +44,7 @@ static void print_insn(elfemu *vm, const char *prefix, const struct dt_insn *in)
     for (unsigned i = 0; i < in->len && i < 15; i++)
         snprintf(hex + 3 * i, sizeof(hex) - 3 * i, "%02x ", in->bytes[i]);
     dt_disasm(elfemu_bits(vm), in->rip, in->bytes, in->len, text, sizeof(text));
-    const char *sym = syms_lookup(vm, in->rip);
+    const char *sym = dt_sym_lookup(vm, in->rip);
     fprintf(stderr, "%s#%-7" PRIu64 " %#-14" PRIx64 " %-33s %-32s %s%s%s\n", prefix, in->n,
             in->rip, hex, text, sym[0] ? "<" : "", sym, sym[0] ? ">" : "");
 }

@@ -185,8 +185,8 @@ int dt_fuzz(uint64_t seed, uint64_t count, unsigned len, const struct dt_options
 
 /* ------------------------------------------------------------ symbols (syms.c) */
 /* "name+0x12" for a guest address, or "" when unknown; the string is static. */
-const char *syms_lookup(elfemu *vm, uint64_t addr);
-void syms_free(void);
+const char *dt_sym_lookup(elfemu *vm, uint64_t addr);
+void dt_syms_free(void);
 
 /* ------------------------------------------------------------ comparison (compare.c) */
 /* One retired instruction, kept for the report. */

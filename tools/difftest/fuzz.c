@@ -406,7 +406,7 @@ int dt_fuzz(uint64_t seed, uint64_t count, unsigned len, const struct dt_options
             rc = dt_run(&n, vm, &o);
         native_kill(&n);
         elfemu_destroy(vm);
-        syms_free();
+        dt_syms_free();
         total += dt_last_count();
         if (dt_last_fault()) {
             faulted++;

@@ -263,7 +263,7 @@ int main(int argc, char **argv)
 out:
     native_kill(&n);
     elfemu_destroy(vm);
-    syms_free();
+    dt_syms_free();
     free(path);
     free(c.env.v);
     return status;

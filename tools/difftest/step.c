@@ -241,7 +241,7 @@ static int step_outcome(struct dt_run *r, const struct dt_insn *in, const struct
         if (in->n >= r->o->start && !compare_state(r->n, r->vm, &regs_only, in))
             return DT_EXIT_MISMATCH;
         last_fault = true;
-        const char *sym = syms_lookup(r->vm, in->rip);
+        const char *sym = dt_sym_lookup(r->vm, in->rip);
         snprintf(what, sizeof(what), " (the guest died of %s at %#" PRIx64 "%s%s%s on both sides)",
                  signame(ns->sig), in->rip, sym[0] ? " <" : "", sym, sym[0] ? ">" : "");
         return finish_ok(r, what);

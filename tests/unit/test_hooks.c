@@ -1,0 +1,293 @@
+/* The hooks of the embedding API (include/elfemu.h): instruction and block
+ * hooks count what elfemu_icount counts, memory hooks see a known sequence
+ * of stores and loads, syscall hooks skip a call with a result, change a
+ * result and change arguments, and hooks come and go at run time.
+ * argv[1] is the folder of the guest programs (tests/guest/trace_asm64.S,
+ * hello_asm64.S, hello_asm32.S).  Check runs each test in its own process:
+ * hooks are process-wide. */
+#include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cpu/hook.h"
+#include "elfemu.h"
+
+static const char *guest_dir;
+
+static elfemu *load(const char *name)
+{
+    static char path[4096];
+    snprintf(path, sizeof(path), "%s/%s", guest_dir, name);
+    char *argv[] = { path, NULL };
+    char *envp[] = { NULL };
+    elfemu *vm = elfemu_create(NULL);
+    ck_assert_ptr_nonnull(vm);
+    elfemu_error err;
+    ck_assert_msg(elfemu_load(vm, path, argv, envp, &err) == 0, "%s", err.message);
+    return vm;
+}
+
+static int run(elfemu *vm)
+{
+    elfemu_exit x;
+    ck_assert_int_eq(elfemu_run(vm, &x), 0);
+    ck_assert(!x.signaled);
+    return x.code;
+}
+
+/* ------------------------------------------------------------ counting */
+
+static uint64_t ninsns, nblock_insns, nblocks;
+
+static void count_insn(elfemu *vm, elfemu_thread *t, const elfemu_insn *in, void *user)
+{
+    (void)vm, (void)t;
+    ck_assert_ptr_eq(user, &ninsns);
+    ck_assert_uint_gt(in->len, 0);
+    ninsns++;
+}
+
+static void count_block(elfemu *vm, elfemu_thread *t, uint64_t start, uint64_t end,
+                        unsigned n, void *user)
+{
+    (void)vm, (void)t, (void)user;
+    ck_assert_uint_lt(start, end);
+    nblock_insns += n;
+    nblocks++;
+}
+
+START_TEST(count_equals_icount)
+{
+    elfemu *vm = load("trace_asm64");
+    ck_assert_int_gt(elfemu_hook_insn(vm, count_insn, &ninsns), 0);
+    ck_assert_int_gt(elfemu_hook_block(vm, count_block, NULL), 0);
+    ck_assert(cpu_hooks_enabled());
+    ck_assert_int_eq(run(vm), 5);
+    ck_assert_uint_eq(ninsns, 25); /* the 25 instructions of trace_asm64 */
+    ck_assert_uint_eq(ninsns, elfemu_icount(vm));
+    ck_assert_uint_eq(nblock_insns, ninsns);
+    ck_assert_uint_eq(nblocks, 5); /* ended by 2 calls, 2 rets and the last syscall */
+    elfemu_destroy(vm);
+    ck_assert(!cpu_hooks_enabled());
+}
+END_TEST
+
+START_TEST(count_ia32)
+{
+    elfemu *vm = load("hello_asm32");
+    ck_assert_int_gt(elfemu_hook_insn(vm, count_insn, &ninsns), 0);
+    int saved = dup(1), null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    ck_assert_int_eq(run(vm), 3);
+    dup2(saved, 1);
+    ck_assert_uint_eq(ninsns, 8);
+    ck_assert_uint_eq(ninsns, elfemu_icount(vm));
+    elfemu_destroy(vm);
+}
+END_TEST
+
+/* Removing a hook from inside itself: exactly 10 calls, the guest runs on. */
+static int self_id;
+static void remove_after_10(elfemu *vm, elfemu_thread *t, const elfemu_insn *in, void *user)
+{
+    (void)t, (void)in, (void)user;
+    if (++ninsns == 10)
+        ck_assert_int_eq(elfemu_hook_remove(vm, self_id), 0);
+}
+
+START_TEST(remove_at_run_time)
+{
+    elfemu *vm = load("trace_asm64");
+    self_id = elfemu_hook_insn(vm, remove_after_10, NULL);
+    ck_assert_int_gt(self_id, 0);
+    ck_assert_int_eq(run(vm), 5);
+    ck_assert_uint_eq(ninsns, 10);
+    ck_assert_uint_eq(elfemu_icount(vm), 25);
+    ck_assert(!cpu_hooks_enabled()); /* back to the unhooked decoding */
+    ck_assert_int_eq(elfemu_hook_remove(vm, self_id), -1);
+    elfemu_destroy(vm);
+}
+END_TEST
+
+/* ------------------------------------------------------------ memory */
+
+struct access { int write; uint64_t addr; uint32_t size; uint64_t value; };
+static struct access seen[64];
+static unsigned nseen;
+
+static void record_mem(elfemu *vm, elfemu_thread *t, const elfemu_mem_access *a, void *user)
+{
+    (void)vm, (void)t, (void)user;
+    if (nseen < 64)
+        seen[nseen++] = (struct access){ a->write, a->addr, a->size, a->value };
+}
+
+START_TEST(memory_accesses)
+{
+    elfemu *vm = load("trace_asm64");
+    ck_assert_int_gt(elfemu_hook_mem(vm, record_mem, NULL), 0);
+    elfemu_regs r;
+    elfemu_get_regs(vm, &r);
+    uint64_t sp = r.gpr[ELFEMU_RSP]; /* the stack slots are below it */
+    ck_assert_int_eq(run(vm), 5);
+    const struct access want[] = {
+        { 1, 0x402000, 8, 0x1122334455667788 }, /* mov [rbx], rax */
+        { 1, 0x402008, 4, 0xdeadbeef },         /* mov dword [rbx+8] */
+        { 0, 0x402000, 8, 0x1122334455667788 }, /* mov rcx, [rbx] */
+        { 0, 0x402008, 2, 0xbeef },             /* movzx edx, word [rbx+8] */
+        { 0, 0x402010, 8, 0 },                  /* add [rbx+16], rcx */
+        { 1, 0x402010, 8, 0x1122334455667788 },
+        { 1, sp - 8, 8, 0x40102b },             /* call outer */
+        { 1, sp - 16, 8, 0x401050 },            /* call inner */
+        { 0, sp - 16, 8, 0x401050 },            /* ret */
+        { 0, sp - 8, 8, 0x40102b },             /* ret */
+        { 1, sp - 8, 8, 7 },                    /* push 7 */
+        { 0, sp - 8, 8, 7 },                    /* pop rsi */
+        { 0, 0x402000, 1, 0x88 }, { 1, 0x402020, 1, 0x88 }, /* rep movsb */
+        { 0, 0x402001, 1, 0x77 }, { 1, 0x402021, 1, 0x77 },
+        { 0, 0x402002, 1, 0x66 }, { 1, 0x402022, 1, 0x66 },
+    };
+    ck_assert_uint_eq(nseen, sizeof(want) / sizeof(want[0]));
+    for (unsigned i = 0; i < nseen; i++) {
+        ck_assert_msg(seen[i].write == want[i].write && seen[i].addr == want[i].addr &&
+                      seen[i].size == want[i].size && seen[i].value == want[i].value,
+                      "access %u: %s %u @ %#llx = %#llx", i, seen[i].write ? "write" : "read",
+                      seen[i].size, (unsigned long long)seen[i].addr,
+                      (unsigned long long)seen[i].value);
+    }
+    elfemu_destroy(vm);
+}
+END_TEST
+
+/* ------------------------------------------------------------ syscalls */
+
+static int64_t after_saw = -1;
+static uint64_t rax_after_write = ~0ull;
+static int64_t skip_with = -1, set_result = -1;
+static int64_t exit_arg = -1;
+
+static bool before(elfemu *vm, elfemu_thread *t, elfemu_syscall *call, void *user)
+{
+    (void)vm, (void)t, (void)user;
+    ck_assert_int_eq(call->bits, 64);
+    if (call->nr == 231 && exit_arg >= 0)
+        call->args[0] = (uint64_t)exit_arg;
+    if (call->nr == 1 && skip_with >= 0) {
+        ck_assert_uint_eq(call->args[0], 1);
+        ck_assert_uint_eq(call->args[2], 6);
+        call->result = skip_with;
+        return true;
+    }
+    return false;
+}
+
+static void after(elfemu *vm, elfemu_thread *t, elfemu_syscall *call, void *user)
+{
+    (void)vm, (void)t, (void)user;
+    if (call->nr == 1) {
+        after_saw = call->result;
+        if (set_result >= 0)
+            call->result = set_result;
+    }
+}
+
+/* The guest's rax at the instruction after the write (hello_asm64). */
+static void rax_watch(elfemu *vm, elfemu_thread *t, const elfemu_insn *in, void *user)
+{
+    (void)vm, (void)user;
+    if (in->addr == 0x401018) {
+        elfemu_regs r;
+        elfemu_thread_get_regs(t, &r);
+        rax_after_write = r.gpr[ELFEMU_RAX];
+    }
+}
+
+/* Run hello_asm64 with its stdout in a pipe; what it wrote goes to out. */
+static int run_hello(char *out, size_t size)
+{
+    elfemu *vm = load("hello_asm64");
+    ck_assert_int_gt(elfemu_hook_syscall(vm, before, after, NULL), 0);
+    ck_assert_int_gt(elfemu_hook_insn(vm, rax_watch, NULL), 0);
+    int p[2];
+    ck_assert_int_eq(pipe(p), 0);
+    int saved = dup(1);
+    dup2(p[1], 1);
+    close(p[1]);
+    int code = run(vm);
+    dup2(saved, 1);
+    fcntl(p[0], F_SETFL, O_NONBLOCK);
+    ssize_t n = read(p[0], out, size - 1);
+    out[n > 0 ? n : 0] = 0;
+    close(p[0]);
+    elfemu_destroy(vm);
+    return code;
+}
+
+START_TEST(skip_a_syscall)
+{
+    char out[64];
+    skip_with = 1234;
+    ck_assert_int_eq(run_hello(out, sizeof(out)), 3);
+    ck_assert_str_eq(out, ""); /* the write never happened */
+    ck_assert_int_eq(after_saw, 1234);
+    ck_assert_uint_eq(rax_after_write, 1234);
+}
+END_TEST
+
+START_TEST(change_a_result)
+{
+    char out[64];
+    set_result = 77;
+    ck_assert_int_eq(run_hello(out, sizeof(out)), 3);
+    ck_assert_str_eq(out, "hello\n"); /* the write happened */
+    ck_assert_int_eq(after_saw, 6);
+    ck_assert_uint_eq(rax_after_write, 77);
+}
+END_TEST
+
+START_TEST(change_arguments)
+{
+    char out[64];
+    exit_arg = 9;
+    ck_assert_int_eq(run_hello(out, sizeof(out)), 9);
+    ck_assert_str_eq(out, "hello\n");
+    ck_assert_uint_eq(rax_after_write, 6);
+}
+END_TEST
+
+START_TEST(bad_arguments)
+{
+    elfemu *vm = load("hello_asm64");
+    ck_assert_int_eq(elfemu_hook_insn(vm, NULL, NULL), -1);
+    ck_assert_int_eq(elfemu_hook_syscall(vm, NULL, NULL, NULL), -1);
+    ck_assert_int_eq(elfemu_hook_remove(vm, 12345), -1);
+    elfemu *unloaded = elfemu_create(NULL);
+    ck_assert_int_eq(elfemu_hook_insn(unloaded, count_insn, NULL), -1);
+    elfemu_destroy(unloaded);
+    elfemu_destroy(vm);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    guest_dir = argc > 1 ? argv[1] : "tests/guest";
+    Suite *s = suite_create("hooks");
+    TCase *t = tcase_create("hooks");
+    tcase_add_test(t, count_equals_icount);
+    tcase_add_test(t, count_ia32);
+    tcase_add_test(t, remove_at_run_time);
+    tcase_add_test(t, memory_accesses);
+    tcase_add_test(t, skip_a_syscall);
+    tcase_add_test(t, change_a_result);
+    tcase_add_test(t, change_arguments);
+    tcase_add_test(t, bad_arguments);
+    suite_add_tcase(s, t);
+    SRunner *r = srunner_create(s);
+    srunner_run_all(r, CK_NORMAL);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
