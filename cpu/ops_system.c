@@ -37,23 +37,21 @@ static void op_int80(struct cpu *c, const struct op *op)
  * __kernel_vsyscall pushed ecx, edx, ebp and put esp in ebp, so the sixth
  * argument is the ebp at [esp]; the call returns to the landing pad after
  * the `int $0x80` that follows the SYSENTER there (a restart re-executes
- * that `int $0x80`, two bytes back). */
+ * that `int $0x80`, two bytes back).  do_fast_syscall_32() fetched ebp
+ * from [esp] into the saved registers, so the CPU comes back with
+ * ebp = the sixth argument: what a restart through that `int $0x80`
+ * needs, and what a signal frame at the landing pad shows (the pad then
+ * pops the guest's own ebp). */
 static void op_sysenter(struct cpu *c, const struct op *op)
 {
     if (UNLIKELY(c->attention & CPU_ATTN_SIGNAL))
         return;
     uint32_t esp = (uint32_t)c->r[R_SP];
-    uint64_t ebp = c->r[R_BP];
     c->r[R_BP] = load32(c, esp);
     c->rip += op->len;
     if (load8(c, c->rip) == 0xcd && load8(c, c->rip + 1) == 0x80)
         c->rip += 2;
     sys_dispatch_32(c);
-    /* The CPU comes back with the ebp it entered with (the landing pad
-     * pops the guest's own).  Not yet done (issue 5): a call restarted
-     * through that `int $0x80` needs the sixth argument in ebp, as the
-     * kernel leaves it there; i386 calls are not restarted yet. */
-    c->r[R_BP] = ebp;
 }
 
 /* #UD: SIGILL at the instruction. */

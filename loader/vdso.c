@@ -29,6 +29,7 @@ int ldr_map_vdso(struct mm_space *mm, int bits, elfemu_load_info *info)
     if (e)
         return e;
     info->vdso_base = at;
+    mm->vdso_base = at;
     info->vdso_size = len;
     info->vdso_sysinfo = 0;
     if (bits == 32) {

@@ -65,6 +65,7 @@ struct mm_space {
     uint64_t mmap_base; /* top-down allocation starts below this */
     uint64_t brk_start, brk;
     bool read_implies_exec; /* personality READ_IMPLIES_EXEC: PROT_READ adds PROT_EXEC */
+    uint64_t vdso_base; /* where the vDSO was mapped (ia32 signal frames return to it), or 0 */
     struct mm_lock lock;
     void *code;         /* the CPU's registry of pages holding decoded code (cpu/block.c) */
 };

@@ -118,6 +118,8 @@ void sys_dispatch_32(struct cpu *c)
                 : UNLIKELY(strace_on)  ? traced(c, nr, a, h, sys_names_32)
                 : h                    ? h(c, a)
                                        : sys_unknown(c, nr, sys_names_32);
+    if (UNLIKELY(r == -EINTR) && (c->attention & CPU_ATTN_SIGNAL))
+        sig_interrupted32(c, nr, a);
     c->r[R_AX] = (uint32_t)r;
 }
 

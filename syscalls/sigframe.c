@@ -51,6 +51,7 @@ _Static_assert(sizeof(struct k_rt_sigframe) == 440, "rt_sigframe layout");
 #define FPX_SW_OFFSET 464
 #define XSTATE_FEATURES 3ull /* x87 and SSE: what CPUID leaf 0xd says */
 #define FPSTATE_SIZE (CPU_XSAVE_SIZE + 4u)
+_Static_assert(FPSTATE_SIZE <= SIG_XSTATE_MAX, "SIG_XSTATE_MAX");
 
 /* Flags a sigreturn may change (FIX_EFLAGS: AC OF DF TF SF ZF AF PF CF RF). */
 #define FIX_EFLAGS (0x40000u | FL_OF | FL_DF | FL_TF | FL_SF | FL_ZF | FL_AF | FL_PF | FL_CF | \
@@ -58,12 +59,13 @@ _Static_assert(sizeof(struct k_rt_sigframe) == 440, "rt_sigframe layout");
 
 /* fpu__alloc_mathframe() and the XSAVE image copy_fpstate_to_sigframe()
  * writes: the FXSAVE area, the software bytes, the XSAVE header and the
- * trailing magic. */
-static void build_fpstate(const struct cpu *c, uint8_t *img)
+ * trailing magic.  extra: what the frame holds before the image (the
+ * FSAVE header of a 32-bit frame), counted in its extended_size. */
+void sig_build_xstate(const struct cpu *c, uint8_t *img, uint32_t extra)
 {
     memset(img, 0, FPSTATE_SIZE);
     cpu_fxsave_image(c, img);
-    uint32_t sw[3] = { K_FP_XSTATE_MAGIC1, FPSTATE_SIZE, 0 };
+    uint32_t sw[3] = { K_FP_XSTATE_MAGIC1, FPSTATE_SIZE + extra, 0 };
     uint64_t feat = XSTATE_FEATURES;
     uint32_t xsize = CPU_XSAVE_SIZE;
     memcpy(img + FPX_SW_OFFSET, sw, 8);
@@ -74,8 +76,13 @@ static void build_fpstate(const struct cpu *c, uint8_t *img)
     memcpy(img + CPU_XSAVE_SIZE, &m2, 4);
 }
 
+uint32_t sig_xstate_size(void)
+{
+    return FPSTATE_SIZE;
+}
+
 /* The state a handler starts with: fpu__clear_user_states(). */
-static void init_fpu(struct cpu *c)
+void sig_init_fpu(struct cpu *c)
 {
     uint8_t img[FXSAVE_SIZE];
     memset(img, 0, sizeof(img));
@@ -104,11 +111,11 @@ bool sig_push_frame(struct cpu *c, const siginfo_t *si, const struct gsigaction 
         return false;
     /* x86_64 has no vsyscall trampoline: without SA_RESTORER the frame
      * cannot be set up. */
-    if (!(act->flags & 0x04000000ull /* SA_RESTORER */))
+    if (!(act->flags & SA_RESTORER_FLAG))
         return false;
 
     uint8_t img[FPSTATE_SIZE];
-    build_fpstate(c, img);
+    sig_build_xstate(c, img, 0);
     struct k_rt_sigframe f;
     memset(&f, 0, sizeof(f));
     f.pretcode = act->restorer;
@@ -149,7 +156,7 @@ bool sig_push_frame(struct cpu *c, const siginfo_t *si, const struct gsigaction 
     c->r[R_SP] = frame;
     c->rip = act->handler;
     cpu_set_flags(c, 0, FL_DF | FL_TF | 0x10000u);
-    init_fpu(c);
+    sig_init_fpu(c);
     return true;
 }
 
@@ -182,7 +189,7 @@ int64_t sys_rt_sigreturn(struct cpu *c, const uint64_t a[6])
         memcpy(img + 24, &mxcsr, 4);
         cpu_fxrstor_image(c, img);
     } else {
-        init_fpu(c);
+        sig_init_fpu(c);
     }
     c->sys_restart = RESTART_NONE;
     sig_set_mask(c, f.uc.uc_sigmask);

@@ -492,7 +492,7 @@ static void deliver_one(struct cpu *c, const siginfo_t *si)
     struct sig_thread *t = c->sigt;
     uint64_t old = t->restore_mask ? t->saved_mask : c->sig_blocked;
     t->restore_mask = false;
-    if (c->bits != 64 || !sig_push_frame(c, si, &act, old)) {
+    if (!(c->bits == 64 ? sig_push_frame(c, si, &act, old) : sig_push_frame32(c, si, &act, old))) {
         /* force_sigsegv(): no frame, no handler. */
         terminate(c, SIGSEGV);
         return;
@@ -593,7 +593,7 @@ bool sig_fault(struct cpu *c)
 
 /* Which restart an interrupted call gets (the -ERESTART* code the kernel's
  * implementation returns, see signal(7) "Interruption of system calls"). */
-static int restart_kind(uint64_t nr, const uint64_t a[6])
+int sig_restart_kind(uint64_t nr, const uint64_t a[6])
 {
     switch (nr) {
     case 15:  /* rt_sigreturn: its result is the restored rax */
@@ -627,31 +627,42 @@ static int restart_kind(uint64_t nr, const uint64_t a[6])
 void sig_interrupted(struct cpu *c, uint64_t nr, const uint64_t a[6])
 {
     c->sys_nr = nr;
-    c->sys_restart = restart_kind(nr, a);
+    c->sys_restart = sig_restart_kind(nr, a);
 }
 
 /* ------------------------------------------------------------ syscalls */
+
+int sig_do_action(int sig, const struct gsigaction *act, struct gsigaction *old)
+{
+    if (sig < 1 || sig > GSIG_MAX || (act && (sig == SIGKILL || sig == SIGSTOP)))
+        return -EINVAL;
+    lock_actions();
+    if (old)
+        *old = actions[sig];
+    if (act) {
+        struct gsigaction k = *act;
+        k.flags &= KEPT_SA_FLAGS;
+        k.mask &= ~UNBLOCKABLE;
+        actions[sig] = k;
+        host_install(sig, &k);
+    }
+    unlock_actions();
+    return 0;
+}
 
 /* rt_sigaction(sig, act, oact, sigsetsize) */
 int64_t sys_rt_sigaction(struct cpu *c, const uint64_t a[6])
 {
     if (a[3] != 8)
         return -EINVAL;
-    int sig = (int)a[0];
     struct gsigaction act, old;
     if (a[1] && copy_from_guest(c, &act, a[1], sizeof(act)) != 0)
         return -EFAULT;
-    if (a[0] < 1 || a[0] > GSIG_MAX || (a[1] && (sig == SIGKILL || sig == SIGSTOP)))
+    if (a[0] < 1 || a[0] > GSIG_MAX)
         return -EINVAL;
-    lock_actions();
-    old = actions[sig];
-    if (a[1]) {
-        act.flags &= KEPT_SA_FLAGS;
-        act.mask &= ~UNBLOCKABLE;
-        actions[sig] = act;
-        host_install(sig, &act);
-    }
-    unlock_actions();
+    int r = sig_do_action((int)a[0], a[1] ? &act : NULL, &old);
+    if (r)
+        return r;
     if (a[2] && copy_to_guest(c, a[2], &old, sizeof(old)) != 0)
         return -EFAULT;
     return 0;
@@ -692,7 +703,7 @@ int64_t sys_rt_sigpending(struct cpu *c, const uint64_t a[6])
 
 /* Sleep with guest mask m until a signal for the guest arrives; returns
  * -EINTR with the original mask to be put back after the handler. */
-static int64_t suspend(struct cpu *c, uint64_t m)
+int64_t sig_suspend(struct cpu *c, uint64_t m)
 {
     uint64_t orig = c->sig_blocked;
     m &= ~UNBLOCKABLE;
@@ -719,12 +730,25 @@ int64_t sys_rt_sigsuspend(struct cpu *c, const uint64_t a[6])
     uint64_t m;
     if (copy_from_guest(c, &m, a[0], 8) != 0)
         return -EFAULT;
-    return suspend(c, m);
+    return sig_suspend(c, m);
 }
 
 int64_t sys_pause(struct cpu *c, const uint64_t a[6])
 {
-    return suspend(c, c->sig_blocked);
+    return sig_suspend(c, c->sig_blocked);
+}
+
+int64_t sig_timedwait(struct cpu *c, uint64_t set, siginfo_t *si, const struct timespec *ts)
+{
+    set &= ~UNBLOCKABLE;
+    memset(si, 0, sizeof(*si));
+    /* One we hold already (a signal of the set the guest does not block). */
+    uint64_t old = host_block_all();
+    bool got = dequeue(c->sigt, ~set, si);
+    host_setmask(old);
+    if (got)
+        return si->si_signo;
+    return host_ret(syscall(SYS_rt_sigtimedwait, &set, si, ts, 8));
 }
 
 /* rt_sigtimedwait(set, info, timeout, sigsetsize) */
@@ -738,18 +762,8 @@ int64_t sys_rt_sigtimedwait(struct cpu *c, const uint64_t a[6])
         return -EFAULT;
     if (a[2] && copy_from_guest(c, &ts, a[2], sizeof(ts)) != 0)
         return -EFAULT;
-    set &= ~UNBLOCKABLE;
     siginfo_t si;
-    memset(&si, 0, sizeof(si));
-    /* One we hold already (a signal of the set the guest does not block). */
-    uint64_t old = host_block_all();
-    bool got = dequeue(c->sigt, ~set, &si);
-    host_setmask(old);
-    int64_t r;
-    if (got)
-        r = si.si_signo;
-    else
-        r = host_ret(syscall(SYS_rt_sigtimedwait, &set, &si, a[2] ? &ts : NULL, 8));
+    int64_t r = sig_timedwait(c, set, &si, a[2] ? &ts : NULL);
     if (r > 0 && a[1] && copy_to_guest(c, a[1], &si, sizeof(si)) != 0)
         return -EFAULT;
     return r;

@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "cpu/cpu.h"
 
@@ -93,9 +94,46 @@ int sig_altstack_set(struct cpu *c, const void *in, uint64_t sp);
 bool sig_push_frame(struct cpu *c, const siginfo_t *si, const struct gsigaction *act,
                     uint64_t oldmask);
 
+/* The i386 frames (sigframe32.c): the old frame for a handler without
+ * SA_SIGINFO, the rt frame with it; false as for sig_push_frame(). */
+bool sig_push_frame32(struct cpu *c, const siginfo_t *si, const struct gsigaction *act,
+                      uint64_t oldmask);
+/* Shared by both frame builders (sigframe.c): the XSAVE image of the
+ * guest's x87/SSE state as a signal frame holds it (extra: the bytes the
+ * frame puts before it, counted in its extended_size), its size, and the
+ * state a handler starts with. */
+#define SIG_XSTATE_MAX 1024
+void sig_build_xstate(const struct cpu *c, uint8_t *img, uint32_t extra);
+uint32_t sig_xstate_size(void);
+void sig_init_fpu(struct cpu *c);
+#define SA_RESTORER_FLAG 0x04000000ull
+
+/* The kernel's do_sigaction(): validate sig, swap in act (when not NULL,
+ * its flags and mask cleaned as the kernel keeps them) and return the old
+ * action in *old (when not NULL); 0 or -EINVAL. */
+int sig_do_action(int sig, const struct gsigaction *act, struct gsigaction *old);
+/* Sleep with guest mask m until a signal comes (rt_sigsuspend, pause,
+ * sigsuspend): always -EINTR. */
+int64_t sig_suspend(struct cpu *c, uint64_t m);
+/* rt_sigtimedwait() for the guest set (a signal we hold first, else the
+ * host waits with ts, NULL: forever): the signal number with *si filled,
+ * or -errno. */
+int64_t sig_timedwait(struct cpu *c, uint64_t set, siginfo_t *si, const struct timespec *ts);
+
+/* siginfo of a 32-bit guest (ia32_signal.c): the kernel's
+ * copy_siginfo_to_external32() and post_copy_siginfo_from_user32(), the
+ * fields the signal's layout uses converted, the rest zero. */
+void sig_siginfo_to32(const siginfo_t *si, uint8_t out[128]);
+void sig_siginfo_from32(const uint8_t in[128], siginfo_t *si);
+
 /* A syscall ended with -EINTR: the kinds of restart the kernel knows. */
 enum sig_restart { RESTART_NONE, RESTART_SYS, RESTART_NOINTR, RESTART_NOHAND, RESTART_BLOCK };
 /* Record that syscall nr (arguments a) was interrupted (dispatch.c). */
 void sig_interrupted(struct cpu *c, uint64_t nr, const uint64_t a[6]);
+/* The same for an i386 call (its number is mapped to the x86_64 call's
+ * for the kind of restart; ia32_signal.c). */
+void sig_interrupted32(struct cpu *c, uint64_t nr32, const uint64_t a[6]);
+/* The restart kind of x86_64 call nr (signal.c). */
+int sig_restart_kind(uint64_t nr, const uint64_t a[6]);
 
 #endif

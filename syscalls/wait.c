@@ -76,6 +76,30 @@ int64_t sys_waitid(struct cpu *c, const uint64_t a[6])
     return r;
 }
 
+/* waitid of i386 guests (compat_sys_waitid): the i386 rusage, and the six
+ * siginfo fields at their compat offsets (si_pid right after si_code). */
+int64_t sys_waitid_ia32(struct cpu *c, const uint64_t a[6])
+{
+    siginfo_t si;
+    struct rusage ru;
+    memset(&si, 0, sizeof(si));
+    int64_t r = host_ret(syscall(SYS_waitid, (int32_t)a[0], (pid_t)a[1], &si, (int32_t)a[3],
+                                 a[4] ? &ru : NULL));
+    if (r < 0)
+        memset(&si, 0, sizeof(si));
+    bool found = r == 0 && si.si_signo != 0;
+    if (found && a[4] && put_rusage_ia32(c, a[4], &ru) != 0)
+        return -EFAULT;
+    if (!a[2])
+        return r;
+    uint8_t out[24];
+    memcpy(out, &si, 12);
+    memcpy(out + 12, (const uint8_t *)&si + 16, 12);
+    if (copy_to_guest(c, a[2], out, sizeof(out)) != 0)
+        return -EFAULT;
+    return r;
+}
+
 int64_t sys_kill(struct cpu *c, const uint64_t a[6])
 {
     return host_ret(syscall(SYS_kill, (pid_t)a[0], (int)a[1]));
