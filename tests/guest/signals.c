@@ -20,6 +20,26 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+/* The same checks for x86_64 and -m32 builds: the register names and
+ * where the FXSAVE image is (an i386 frame puts the 112-byte FSAVE
+ * environment before it). */
+#ifdef __i386__
+#define GREG_IP REG_EIP
+#define GREG_AX REG_EAX
+#define UC_CS(uc) ((uc)->uc_mcontext.gregs[REG_CS] & 0xffff)
+#define UC_SS(uc) ((uc)->uc_mcontext.gregs[REG_SS] & 0xffff)
+#define UC_FX(uc) ((char *)(uc)->uc_mcontext.fpregs + 112)
+#else
+#define GREG_IP REG_RIP
+#define GREG_AX REG_RAX
+#define UC_CS(uc) ((uc)->uc_mcontext.gregs[REG_CSGSFS] & 0xffff)
+#define UC_SS(uc) (((uc)->uc_mcontext.gregs[REG_CSGSFS] >> 48) & 0xffff)
+#define UC_FX(uc) ((char *)(uc)->uc_mcontext.fpregs)
+#endif
+
+/* -m32 code does not use SSE unless asked: the functions with xmm asm do. */
+#define WITH_SSE __attribute__((target("sse2")))
+
 static sigjmp_buf jb;
 static volatile sig_atomic_t got_sig, got_code, count;
 static void *volatile got_addr;
@@ -52,11 +72,11 @@ static void fault_jump(int sig, siginfo_t *si, void *ucp)
     got_addr = si->si_addr;
     got_err = uc->uc_mcontext.gregs[REG_ERR];
     got_trapno = uc->uc_mcontext.gregs[REG_TRAPNO];
-    got_rip = uc->uc_mcontext.gregs[REG_RIP];
+    got_rip = uc->uc_mcontext.gregs[GREG_IP];
     got_flags = (long)uc->uc_flags;
-    got_cs = uc->uc_mcontext.gregs[REG_CSGSFS] & 0xffff;
-    got_ss = (uc->uc_mcontext.gregs[REG_CSGSFS] >> 48) & 0xffff;
-    const uint32_t *sw = (const uint32_t *)((const char *)uc->uc_mcontext.fpregs + 464);
+    got_cs = UC_CS(uc);
+    got_ss = UC_SS(uc);
+    const uint32_t *sw = (const uint32_t *)(UC_FX(uc) + 464);
     got_magic = sw[0] == 0x46505853u;
     got_aligned = ((uintptr_t)__builtin_frame_address(0) & 15) == 0;
     siglongjmp(jb, 1);
@@ -210,21 +230,21 @@ static void test_bus(void)
 
 /* ------------------------------------------------------------ editing the ucontext */
 
-static void skip_ud2(int sig, siginfo_t *si, void *ucp)
+WITH_SSE static void skip_ud2(int sig, siginfo_t *si, void *ucp)
 {
     ucontext_t *uc = ucp;
-    uc->uc_mcontext.gregs[REG_RIP] += 2;   /* past the ud2 */
-    uc->uc_mcontext.gregs[REG_RAX] = 4242; /* what the interrupted code sees */
+    uc->uc_mcontext.gregs[GREG_IP] += 2;   /* past the ud2 */
+    uc->uc_mcontext.gregs[GREG_AX] = 4242; /* what the interrupted code sees */
     /* Clobber the live SSE and x87 state: the frame holds the interrupted one. */
     __asm__ volatile("pcmpeqb %%xmm0, %%xmm0\n\tfldpi\n\tfstp %%st(0)" ::: "xmm0");
     /* And edit the saved xmm1. */
-    uc->uc_mcontext.fpregs->_xmm[1].element[0] = 0x1234;
+    *(uint32_t *)(UC_FX(uc) + 160 + 16) = 0x1234;
     /* Block SIGUSR2 after the return. */
     sigaddset(&uc->uc_sigmask, SIGUSR2);
     count++;
 }
 
-static void test_ucontext_edit(void)
+WITH_SSE static void test_ucontext_edit(void)
 {
     on(SIGILL, skip_ud2, 0);
     long rax = 1;
@@ -237,7 +257,7 @@ static void test_ucontext_edit(void)
                      "movd %%xmm1, %2"
                      : "+a"(rax), "=r"(x0), "=r"(x1)
                      :
-                     : "rcx", "xmm0", "xmm1");
+                     : "cx", "xmm0", "xmm1");
     sigset_t cur;
     sigprocmask(SIG_BLOCK, NULL, &cur);
     printf("ucontext edit: handler=%d rax=%ld xmm0=%#x xmm1=%#x usr2_blocked=%d\n", (int)count,
