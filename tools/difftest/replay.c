@@ -256,10 +256,12 @@ int replay_syscall(struct native *n, elfemu *vm, const struct dt_options *o,
     struct user_regs_struct *r = &n->regs;
     r->rip += insn_len;
     if (gate == GATE_SYSENTER) {
-        /* Linux returns to the vDSO's landing pad; ecx and edx are not preserved. */
+        /* Linux returns to the vDSO's landing pad; ecx and edx are not preserved,
+         * and ebp is the sixth argument do_fast_syscall_32() fetched from (%ebp). */
         r->rip = (uint32_t)after.rip;
         r->rcx = (uint32_t)after.gpr[ELFEMU_RCX];
         r->rdx = (uint32_t)after.gpr[ELFEMU_RDX];
+        r->rbp = (uint32_t)a[5];
     }
     if (is64) {
         r->rax = after.gpr[ELFEMU_RAX];
