@@ -611,7 +611,8 @@ int64_t sys_recvmmsg_ia32(struct cpu *c, const uint64_t a[6])
     return r;
 }
 
-/* recvmmsg_time64 (417): the host's timespec. */
+/* recvmmsg_time64 (417): the host's timespec, except that a compat task's
+ * tv_nsec is its low 32 bits (get_timespec64() drops the padding). */
 int64_t sys_recvmmsg_time64_ia32(struct cpu *c, const uint64_t a[6])
 {
     if (!a[4])
@@ -619,6 +620,7 @@ int64_t sys_recvmmsg_time64_ia32(struct cpu *c, const uint64_t a[6])
     struct timespec ts;
     if (copy_from_guest(c, &ts, a[4], sizeof(ts)) != 0)
         return mmsg32(c, a, true, HOST_FAULT_ADDR);
+    ts.tv_nsec &= 0xffffffff;
     int64_t r = mmsg32(c, a, true, &ts);
     if (r > 0 && copy_to_guest(c, a[4], &ts, sizeof(ts)) != 0)
         r = -EFAULT;
