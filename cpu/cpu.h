@@ -123,6 +123,8 @@ struct cpu {
     uint64_t fault_addr;
     bool fault_write;       /* a host page fault on a write */
     int64_t fault_err;      /* its page-fault error code; -1 for other faults */
+    int fault_trap;         /* the exception vector a sigcontext shows when it is not
+                               the signal's usual one (#BR, #OF), else -1 */
     uint64_t icount;        /* instructions retired (counted per block) */
     /* Work for this CPU's thread at its next block boundary (CPU_ATTN_*
      * bits), raised by any thread or a host signal handler; the dispatch
@@ -241,6 +243,11 @@ void cpu_raise(struct cpu *c, int sig);
 /* A synchronous fault at the current instruction (rip unchanged): SIGSEGV,
  * SIGFPE, SIGILL, SIGBUS, SIGTRAP with si_code and address.  Does not return. */
 __attribute__((noreturn, cold)) void cpu_fault(struct cpu *c, int sig, int code, uint64_t addr);
+/* The same for an exception whose vector the signal does not tell (BOUND's
+ * #BR and INTO's #OF are SIGSEGV/SI_KERNEL like #GP): trap is the trapno the
+ * handler's sigcontext shows. */
+__attribute__((noreturn, cold)) void cpu_fault_trap(struct cpu *c, int sig, int code, uint64_t addr,
+                                                    int trap);
 
 /* The unimplemented-instruction path: log once, then SIGILL.  invalid is
  * true for bytes that are no instruction at all (the CPU's #UD). */

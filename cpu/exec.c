@@ -29,6 +29,7 @@ void cpu_init(struct cpu *c, struct mm_space *mm, int bits)
     c->mxcsr = 0x1f80;          /* all exceptions masked, round to nearest */
     c->fcw = 0x37f;             /* Linux's initial x87 control word */
     c->ftag = 0xff;             /* all x87 registers empty */
+    c->fault_trap = -1;
     /* The selectors Linux gives user processes (__USER_CS/__USER_DS). */
     c->sreg[SEG_CS] = bits == 64 ? 0x33 : 0x23;
     c->sreg[SEG_SS] = c->sreg[SEG_DS] = c->sreg[SEG_ES] = 0x2b;
@@ -78,6 +79,12 @@ void cpu_raise(struct cpu *c, int sig)
 
 void cpu_fault(struct cpu *c, int sig, int code, uint64_t addr)
 {
+    cpu_fault_trap(c, sig, code, addr, -1);
+}
+
+void cpu_fault_trap(struct cpu *c, int sig, int code, uint64_t addr, int trap)
+{
+    c->fault_trap = trap;
     c->fault_write = false;
     c->fault_err = -1;
     c->fault_sig = sig;
@@ -169,6 +176,7 @@ static void run_guarded(struct cpu *c, void (*body)(struct cpu *c))
             c->fault_addr = fault.addr;
             c->fault_write = fault.access == MM_ACCESS_WRITE;
             c->fault_err = (int64_t)fault.err;
+            c->fault_trap = -1;
         }
         if (!sig_fault(c))
             return;

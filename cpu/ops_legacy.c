@@ -188,7 +188,7 @@ static void op_bound(struct cpu *c, const struct op *op)
         v = (int32_t)GPR32(c, op->r1);
     }
     if (v < lo || v > hi)
-        cpu_fault(c, SIGSEGV, SI_KERNEL_CODE, 0);
+        cpu_fault_trap(c, SIGSEGV, SI_KERNEL_CODE, 0, 5 /* #BR */);
     NEXT(c, op);
 }
 
@@ -197,7 +197,7 @@ static void op_into(struct cpu *c, const struct op *op)
 {
     if (cpu_flags(c) & FL_OF) {
         c->rip += op->len;
-        cpu_fault(c, SIGSEGV, SI_KERNEL_CODE, 0);
+        cpu_fault_trap(c, SIGSEGV, SI_KERNEL_CODE, 0, 4 /* #OF */);
     }
     NEXT(c, op);
 }

@@ -384,8 +384,11 @@ static int64_t timedwait(struct cpu *c, const uint64_t a[6], bool time64)
         return -EFAULT;
     if (a[2]) {
         if (time64) {
+            /* get_timespec64() of a compat task keeps the low 32 bits of
+             * tv_nsec (glibc leaves the padding above it unset). */
             if (copy_from_guest(c, &ts, a[2], sizeof(ts)) != 0)
                 return -EFAULT;
+            ts.tv_nsec = (long)(uint32_t)ts.tv_nsec;
         } else {
             int32_t t[2]; /* old_timespec32: both fields signed */
             if (copy_from_guest(c, t, a[2], sizeof(t)) != 0)

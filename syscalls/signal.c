@@ -536,6 +536,11 @@ static void note_trap(struct cpu *c)
     struct sig_thread *t = c->sigt;
     uint64_t addr = c->fault_addr;
     t->err = 0;
+    if (c->fault_trap >= 0) {
+        t->trapno = (uint64_t)c->fault_trap;
+        c->fault_trap = -1;
+        return;
+    }
     switch (c->fault_sig) {
     case SIGSEGV:
     case SIGBUS:

@@ -359,6 +359,12 @@ static void test_siginfo(void)
     errno = 0;
     r = syscall(SYS_rt_sigtimedwait, &s, &got, ts32, 8);
     printf("rt_sigtimedwait bad timespec: %ld %s\n", r, strerror(errno));
+    /* rt_sigtimedwait_time64 (421): the padding above tv_nsec is ignored
+     * for a 32-bit task. */
+    int32_t ts64[4] = { 0, 0, 1000000, -1 };
+    errno = 0;
+    r = syscall(SYS_rt_sigtimedwait_time64, &s, &got, ts64, 8);
+    printf("rt_sigtimedwait_time64 padding: %ld %s\n", r, strerror(errno));
     /* The glibc wrapper (time64 first). */
     si.si_value.sival_int = 56;
     syscall(SYS_rt_sigqueueinfo, getpid(), SIGUSR2, &si);
@@ -377,6 +383,89 @@ static void test_siginfo(void)
     r = waitid(P_PID, pid, &got, WEXITED);
     printf("waitid: %ld signo %d code %d status %d pid ok %d tail %#x\n", r, got.si_signo,
            got.si_code, got.si_status, got.si_pid == pid, ((uint32_t *)&got)[10]);
+}
+
+/* ------------------------------------------------------------ trapno and err */
+
+#include <setjmp.h>
+static sigjmp_buf fjb;
+static volatile int f_sig, f_code;
+static volatile uint32_t f_trapno, f_err, f_eip;
+
+static void fault_handler(int sig, siginfo_t *si, void *ucp)
+{
+    ucontext_t *uc = ucp;
+    f_sig = sig;
+    f_code = si->si_code;
+    f_trapno = (uint32_t)uc->uc_mcontext.gregs[REG_TRAPNO];
+    f_err = (uint32_t)uc->uc_mcontext.gregs[REG_ERR];
+    f_eip = (uint32_t)uc->uc_mcontext.gregs[REG_EIP];
+    siglongjmp(fjb, 1);
+}
+
+extern char fl_div[], fl_ud2[], fl_int3[], fl_int3_end[], fl_hlt[], fl_bound[], fl_into[],
+    fl_into_end[], fl_aam[], fl_rd[], fl_wr[];
+static const int32_t bounds[2] = { 0, 10 };
+static const char ro_page[4096] __attribute__((aligned(4096))) = { 1 };
+
+static void fault(const char *what, int n, const char *at)
+{
+    f_sig = 0;
+    if (sigsetjmp(fjb, 1) == 0) {
+        switch (n) {
+        case 0: __asm__ volatile("xor %%edx, %%edx\n\tmov $7, %%eax\n\txor %%ecx, %%ecx\n"
+                                 ".globl fl_div\nfl_div: div %%ecx" ::: "eax", "ecx", "edx");
+            break;
+        case 1: __asm__ volatile(".globl fl_ud2\nfl_ud2: ud2"); break;
+        case 2: __asm__ volatile(".globl fl_int3\nfl_int3: int3\n.globl fl_int3_end\nfl_int3_end:");
+            break;
+        case 3: __asm__ volatile(".globl fl_hlt\nfl_hlt: hlt"); break;
+        case 4: __asm__ volatile("mov $20, %%eax\n.globl fl_bound\nfl_bound: bound %%eax, %0"
+                                 :: "m"(bounds) : "eax");
+            break;
+        case 5: __asm__ volatile("mov $0x7fffffff, %%eax\n\tadd $1, %%eax\n"
+                                 ".globl fl_into\nfl_into: into\n.globl fl_into_end\nfl_into_end:"
+                                 ::: "eax", "cc");
+            break;
+        case 6: __asm__ volatile("mov $7, %%eax\n.globl fl_aam\nfl_aam: .byte 0xd4, 0x00"
+                                 ::: "eax", "cc");
+            break;
+        case 7: __asm__ volatile("mov $16, %%ecx\n.globl fl_rd\nfl_rd: mov (%%ecx), %%eax"
+                                 ::: "eax", "ecx");
+            break;
+        case 8: __asm__ volatile("lea %0, %%ecx\n.globl fl_wr\nfl_wr: movb $2, (%%ecx)"
+                                 :: "m"(ro_page) : "ecx", "memory");
+            break;
+        }
+        printf("%s: no fault\n", what);
+        return;
+    }
+    printf("%s: sig %d code %d trapno %u err %#x eip ok %d\n", what, f_sig, f_code, f_trapno,
+           f_err, f_eip == (uint32_t)(uintptr_t)at);
+}
+
+static void test_traps(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = fault_handler;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    int sigs[] = { SIGSEGV, SIGFPE, SIGILL, SIGTRAP };
+    for (int i = 0; i < 4; i++)
+        sigaction(sigs[i], &sa, NULL);
+    fault("div by zero", 0, fl_div);
+    fault("ud2", 1, fl_ud2);
+    fault("int3", 2, fl_int3_end);
+    fault("hlt", 3, fl_hlt);
+    fault("bound", 4, fl_bound);
+    fault("into", 5, fl_into_end);
+    fault("aam 0", 6, fl_aam);
+    fault("read unmapped", 7, fl_rd);
+    fault("write read-only", 8, fl_wr);
+    sa.sa_handler = SIG_DFL;
+    sa.sa_flags = 0;
+    for (int i = 0; i < 4; i++)
+        sigaction(sigs[i], &sa, NULL);
 }
 
 /* ------------------------------------------------------------ ebp after __kernel_vsyscall */
@@ -456,6 +545,7 @@ int main(void)
     test_x87();
     test_old_calls();
     test_siginfo();
+    test_traps();
     test_vsyscall_ebp(0);
     test_vsyscall_ebp(1);
     printf("done\n");
