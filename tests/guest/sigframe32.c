@@ -303,6 +303,19 @@ static void test_old_calls(void)
     sigemptyset(&s);
     sigprocmask(SIG_SETMASK, &s, NULL);
     signal(SIGUSR1, SIG_DFL);
+
+    /* sgetmask/ssetmask: the int mask is widened with its sign, so bit 31
+     * (signal 32) blocks 33..64 as well. */
+    r = syscall(SYS_ssetmask, 0x80000400);
+    long g = syscall(SYS_sgetmask);
+    sigprocmask(SIG_BLOCK, NULL, &s);
+    printf("ssetmask: old %#lx now %#lx sig11 %d sig33 %d sig64 %d\n", r, g, sigismember(&s, 11),
+           sigismember(&s, 33), sigismember(&s, 64));
+    r = syscall(SYS_ssetmask, 1u << (SIGKILL - 1));
+    g = syscall(SYS_sgetmask);
+    printf("ssetmask SIGKILL: old %#lx now %#lx\n", r, g);
+    sigemptyset(&s);
+    sigprocmask(SIG_SETMASK, &s, NULL);
 }
 
 /* ------------------------------------------------------------ compat siginfo */
