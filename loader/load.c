@@ -297,6 +297,17 @@ int ldr_load(struct mm_space *mm, const struct ldr_params *p, const char *path,
     /* set_brk(): the heap starts at the page after the highest segment. */
     mm->brk_start = mm->brk = mm_page_up(prog.hi + bias);
     info->brk_start = mm->brk_start;
+    /* start_data and end_data as load_elf_binary() sets them: the highest
+     * PT_LOAD p_vaddr and the highest p_vaddr + p_filesz (brk's RLIMIT_DATA
+     * counts the distance between them). */
+    mm->start_data = mm->end_data = 0;
+    for (unsigned i = 0; i < prog.phnum; i++)
+        if (prog.ph[i].type == PT_LOAD) {
+            if (prog.ph[i].vaddr + bias > mm->start_data)
+                mm->start_data = prog.ph[i].vaddr + bias;
+            if (prog.ph[i].vaddr + prog.ph[i].filesz + bias > mm->end_data)
+                mm->end_data = prog.ph[i].vaddr + prog.ph[i].filesz + bias;
+        }
     info->entry = info->program.entry;
 
     if (prog.has_interp) {

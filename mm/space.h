@@ -64,6 +64,7 @@ struct mm_space {
     struct mm_vmas vmas;
     uint64_t mmap_base; /* top-down allocation starts below this */
     uint64_t brk_start, brk;
+    uint64_t start_data, end_data; /* the kernel's mm->start_data/end_data (RLIMIT_DATA of brk) */
     bool read_implies_exec; /* personality READ_IMPLIES_EXEC: PROT_READ adds PROT_EXEC */
     uint64_t vdso_base; /* where the vDSO was mapped (ia32 signal frames return to it), or 0 */
     struct mm_lock lock;

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -35,6 +36,52 @@ static bool range_free(const struct mm_space *mm, uint64_t start, uint64_t len)
         if (mm->vmas.v[i].start < start + len && mm->vmas.v[i].end > start)
             return false;
     return true;
+}
+
+/* is_data_mapping(): private, writable, not the stack. */
+static bool is_data(const struct mm_vma *v)
+{
+    return (v->prot & PROT_WRITE) && !(v->flags & (MM_VMA_SHARED | MM_VMA_GROWSDOWN));
+}
+
+/* Bytes of the guest's mappings inside [start, end); with data_only, of
+ * the private writable ones that are not the stack (is_data_mapping()). */
+static uint64_t mapped_bytes(const struct mm_space *mm, uint64_t start, uint64_t end, bool data_only)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < mm->vmas.n; i++) {
+        const struct mm_vma *v = &mm->vmas.v[i];
+        if (data_only && !is_data(v))
+            continue;
+        uint64_t lo = v->start > start ? v->start : start, hi = v->end < end ? v->end : end;
+        if (lo < hi)
+            n += hi - lo;
+    }
+    return n;
+}
+
+/* may_expand_vm(): can the guest map len more bytes (data: a private
+ * writable mapping) of which `replaced` bytes of old mappings go away,
+ * within its RLIMIT_AS and RLIMIT_DATA?  (The guest's limits are elfemu's
+ * own: the host process runs without them, see resource.c.)  A soft
+ * RLIMIT_DATA of 0 is compared with the hard limit instead, Linux's
+ * exception for Valgrind. */
+static bool may_expand(struct cpu *c, uint64_t len, uint64_t replaced, uint64_t replaced_data,
+                       bool data)
+{
+    const struct mm_space *mm = c->mm;
+    uint64_t as = sys_guest_rlimit(RLIMIT_AS);
+    if (as != RLIM_INFINITY &&
+        (mapped_bytes(mm, 0, UINT64_MAX, false) - replaced + len) / MM_PAGE_SIZE > as / MM_PAGE_SIZE)
+        return false;
+    uint64_t dl = sys_guest_rlimit(RLIMIT_DATA);
+    if (!data || dl == RLIM_INFINITY)
+        return true;
+    uint64_t pages = (mapped_bytes(mm, 0, UINT64_MAX, true) - replaced_data + len) / MM_PAGE_SIZE;
+    if (pages <= dl / MM_PAGE_SIZE)
+        return true;
+    uint64_t dmax = sys_guest_rlimit_max(RLIMIT_DATA);
+    return dl == 0 && (dmax == RLIM_INFINITY || pages <= dmax / MM_PAGE_SIZE);
 }
 
 /* A file's name for /proc/self/maps: the path the descriptor refers to. */
@@ -141,6 +188,11 @@ static int64_t do_mmap(struct cpu *c, const uint64_t a[6])
         if (!start)
             return -ENOMEM;
     }
+    /* mmap_region(): the pages a MAP_FIXED mapping replaces are not counted twice. */
+    if (!may_expand(c, plen, mapped_bytes(c->mm, start, start + plen, false),
+                    mapped_bytes(c->mm, start, start + plen, true),
+                    type == MAP_PRIVATE && (prot & PROT_WRITE)))
+        return -ENOMEM;
     cpu_invalidate(c, start, start + plen);
     int vflags = (type == MAP_PRIVATE) ? 0 : MM_VMA_SHARED;
     int e;
@@ -176,6 +228,21 @@ static int64_t do_mprotect(struct cpu *c, const uint64_t a[6])
         return 0;
     if (addr > task_size(c) || len > task_size(c) - addr)
         return -ENOMEM;
+    /* mprotect_fixup(): making private read-only memory writable turns it
+     * into data, which RLIMIT_DATA must allow (checked for the whole range
+     * here; Linux checks VMA by VMA and keeps the ones done before). */
+    if (prot & PROT_WRITE) {
+        uint64_t ro = 0;
+        for (size_t i = 0; i < c->mm->vmas.n; i++) {
+            const struct mm_vma *v = &c->mm->vmas.v[i];
+            uint64_t lo = v->start > addr ? v->start : addr;
+            uint64_t hi = v->end < addr + len ? v->end : addr + len;
+            if (lo < hi && !(v->prot & PROT_WRITE) && !(v->flags & (MM_VMA_SHARED | MM_VMA_GROWSDOWN)))
+                ro += hi - lo;
+        }
+        if (ro && may_expand(c, ro, 0, 0, false) && !may_expand(c, ro, 0, 0, true))
+            return -ENOMEM;
+    }
     cpu_invalidate(c, addr, addr + len);
     return mm_protect(c->mm, addr, len, prot & (PROT_READ | PROT_WRITE | PROT_EXEC));
 }
@@ -188,9 +255,16 @@ static int64_t do_brk(struct cpu *c, const uint64_t a[6])
     uint64_t want = a[0];
     if (want < mm->brk_start || want > task_size(c))
         return (int64_t)mm->brk;
+    /* check_data_rlimit(): the heap and the data segment together. */
+    uint64_t dl = sys_guest_rlimit(RLIMIT_DATA);
+    if (dl != RLIM_INFINITY && want > mm->brk &&
+        (want - mm->brk_start) + (mm->end_data - mm->start_data) > dl)
+        return (int64_t)mm->brk;
     uint64_t old_top = mm_page_up(mm->brk), new_top = mm_page_up(want);
     if (new_top > old_top) {
         if (!range_free(mm, old_top, new_top - old_top))
+            return (int64_t)mm->brk;
+        if (!may_expand(c, new_top - old_top, 0, 0, true))
             return (int64_t)mm->brk;
         if (mm_map_anon(mm, old_top, new_top - old_top, PROT_READ | PROT_WRITE, 0, "[heap]") != 0)
             return (int64_t)mm->brk;
@@ -275,6 +349,10 @@ static int64_t mremap_to(struct cpu *c, uint64_t addr, uint64_t old_len, uint64_
     const struct mm_vma *v = mm_find_vma(c->mm, addr);
     if (!v || old_len > v->end - addr)
         return -EFAULT;
+    /* vma_to_resize() and the kept old range of MREMAP_DONTUNMAP. */
+    if ((new_len > old_len && !may_expand(c, new_len - old_len, 0, 0, is_data(v))) ||
+        ((flags & MREMAP_DONTUNMAP) && !may_expand(c, old_len, 0, 0, is_data(v))))
+        return -ENOMEM;
     if (!(flags & MREMAP_FIXED)) {
         new_addr = mm_find_free(c->mm, new_len, MM_PAGE_SIZE);
         if (!new_addr)
@@ -316,6 +394,8 @@ static int64_t do_mremap(struct cpu *c, const uint64_t a[6])
     }
     if (old_len > v->end - addr)
         return -EFAULT;
+    if (!may_expand(c, new_len - old_len, 0, 0, is_data(v)))
+        return -ENOMEM;
     /* Growing: in place when the mapping ends there and the space after it
      * is free, else moved if allowed. */
     uint64_t grow = new_len - old_len;

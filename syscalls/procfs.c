@@ -92,10 +92,12 @@ void procfs_set_image(const struct mm_space *mm, const elfemu_load_info *info)
     img.bits = info->bits;
     img.nauxv = info->nauxv < 32 ? info->nauxv : 32;
     memcpy(img.auxv, info->auxv, sizeof(img.auxv));
-    /* load_elf_binary(): code is the executable PT_LOADs, start_data the
-     * highest p_vaddr, end_data the highest end of file contents. */
+    /* load_elf_binary(): code is the executable PT_LOADs; start_data and
+     * end_data the loader keeps in the space (brk's RLIMIT_DATA uses them). */
     img.start_code = ~0ull;
-    img.end_code = img.start_data = img.end_data = 0;
+    img.end_code = 0;
+    img.start_data = mm->start_data;
+    img.end_data = mm->end_data;
     const elfemu_image *p = &info->program;
     for (unsigned i = 0; i < p->nsegments && i < 16; i++) {
         const elfemu_segment *s = &p->segments[i];
@@ -104,10 +106,6 @@ void procfs_set_image(const struct mm_space *mm, const elfemu_load_info *info)
             img.start_code = s->vaddr;
         if ((s->prot & PROT_EXEC) && end > img.end_code)
             img.end_code = end;
-        if (s->vaddr > img.start_data)
-            img.start_data = s->vaddr;
-        if (end > img.end_data)
-            img.end_data = end;
     }
     if (img.start_code == ~0ull)
         img.start_code = 0;

@@ -12,7 +12,7 @@
  * rules for changing them, reported to the guest, passed on over execve
  * (--exec-rlimits), and inherited by fork with the rest of memory.
  * Enforcing them on the guest's mmap and brk is mem.c's business:
- * WIRE(fsio): mmap/mremap/brk check the guest's size against
+ * mmap/mremap/brk (mem.c) check the guest's size against
  * sys_guest_rlimit(RLIMIT_AS) and RLIMIT_DATA (ENOMEM), as the kernel's
  * may_expand_vm() does. */
 #include <errno.h>
@@ -73,7 +73,7 @@ void sys_exec_rlimits(char *buf, size_t size)
     pthread_mutex_unlock(&emu_lock);
 }
 
-uint64_t sys_guest_rlimit(int resource)
+static struct rlimit guest_rlimit(int resource)
 {
     struct rlimit rl;
     pthread_mutex_lock(&emu_lock);
@@ -82,8 +82,18 @@ uint64_t sys_guest_rlimit(int resource)
         rl = *e;
     pthread_mutex_unlock(&emu_lock);
     if (!e && getrlimit(resource, &rl) != 0)
-        return RLIM_INFINITY;
-    return rl.rlim_cur;
+        rl.rlim_cur = rl.rlim_max = RLIM_INFINITY;
+    return rl;
+}
+
+uint64_t sys_guest_rlimit(int resource)
+{
+    return guest_rlimit(resource).rlim_cur;
+}
+
+uint64_t sys_guest_rlimit_max(int resource)
+{
+    return guest_rlimit(resource).rlim_max;
 }
 
 /* CAP_SYS_RESOURCE in the calling thread's effective set: raising a hard

@@ -95,6 +95,7 @@ void sys_set_comm(const char *path);
  * "ascur:asmax:datacur:datamax" as execve passes them on (--exec-rlimits)
  * and the new process takes them back (0 or -EINVAL). */
 uint64_t sys_guest_rlimit(int resource);
+uint64_t sys_guest_rlimit_max(int resource); /* its rlim_max */
 void sys_exec_rlimits(char *buf, size_t size);
 int sys_set_exec_rlimits(const char *text);
 
