@@ -267,11 +267,18 @@ static void process_directed(void)
 
 /* ------------------------------------------------------------ sigwait */
 
+/* The waiter tells main when it has taken the first SIGTERM: a second one
+ * sent earlier would merge with it (a standard signal is pending once). */
+static int sigwait_pipe[2];
+
 static void *sigwaiter(void *arg)
 {
     sigset_t *m = arg;
     int sig = 0;
     int r = sigwait(m, &sig);
+    char one = 1;
+    if (write(sigwait_pipe[1], &one, 1) != 1)
+        return NULL;
     siginfo_t si;
     int r2 = sigwaitinfo(m, &si);
     printf("sigwait: %d %s; sigwaitinfo: %s, value %d, from this process %s\n", r,
@@ -286,12 +293,18 @@ static void dedicated_sigwait(void)
     sigemptyset(&m);
     sigaddset(&m, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &m, NULL);
+    if (pipe(sigwait_pipe) != 0)
+        return;
     pthread_t t;
     pthread_create(&t, NULL, sigwaiter, &m);
     kill(getpid(), SIGTERM);
-    usleep(20000);
+    char one;
+    if (read(sigwait_pipe[0], &one, 1) != 1)
+        return;
     sigqueue(getpid(), SIGTERM, (union sigval){ .sival_int = 77 });
     pthread_join(t, NULL);
+    close(sigwait_pipe[0]);
+    close(sigwait_pipe[1]);
     pthread_sigmask(SIG_UNBLOCK, &m, NULL);
 }
 
