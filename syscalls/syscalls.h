@@ -68,6 +68,10 @@ static inline int64_t host_ret(int64_t r) { return r < 0 ? -errno : r; }
 int64_t thread_clone(struct cpu *c, uint64_t flags, uint64_t stack, uint64_t ptid,
                      uint64_t ctid, uint64_t tls);
 
+/* futex of both ABIs (thread.c): with time32 the timeout of the ops that
+ * have one is an i386 guest's struct old_timespec32 (futex_time32). */
+int64_t futex_call(struct cpu *c, const uint64_t a[6], bool time32);
+
 /* CLONE_SETTLS of a 32-bit guest (syscalls/ia32.c): tls is a struct
  * user_desc * for the child's GDT TLS entry, as set_thread_area takes it
  * but without picking a free entry (copy_thread() -> do_set_thread_area(p,

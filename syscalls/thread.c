@@ -571,10 +571,11 @@ static uint32_t *futex_word(struct cpu *c, uint64_t addr, bool write)
     return (uint32_t *)(c->mm->base + addr);
 }
 
-int64_t sys_futex(struct cpu *c, const uint64_t a[6])
+int64_t futex_call(struct cpu *c, const uint64_t a[6], bool time32)
 {
     int op = (int)a[1], cmd = op & FUTEX_CMD_MASK;
     uint64_t arg4 = a[3];
+    struct timespec ts32;
     bool timeout = false, write = false, second = false, write2 = false;
     switch (cmd) {
     case FUTEX_WAIT:
@@ -608,13 +609,31 @@ int64_t sys_futex(struct cpu *c, const uint64_t a[6])
     default:
         return -ENOSYS;
     }
-    /* The kernel copies the timeout first (sys_futex()). */
-    if (timeout && a[3] &&
-        !(arg4 = (uint64_t)(uintptr_t)guest_buf(c, a[3], sizeof(struct timespec), PROT_READ)))
-        return -EFAULT;
+    /* The kernel copies the timeout first (sys_futex()) and checks it
+     * before it looks at the futex words. */
+    if (timeout && a[3]) {
+        const struct timespec *ts;
+        if (time32) { /* an i386 guest's old_timespec32 */
+            int32_t t[2];
+            if (copy_from_guest(c, t, a[3], sizeof(t)) != 0)
+                return -EFAULT;
+            ts32 = (struct timespec){ .tv_sec = t[0], .tv_nsec = t[1] };
+            ts = &ts32;
+        } else if (!(ts = guest_buf(c, a[3], sizeof(struct timespec), PROT_READ))) {
+            return -EFAULT;
+        }
+        if (ts->tv_sec < 0 || (uint64_t)ts->tv_nsec >= 1000000000u)
+            return -EINVAL;
+        arg4 = (uint64_t)(uintptr_t)ts;
+    }
     uint32_t *uaddr = futex_word(c, a[0], write), *uaddr2 = NULL;
     if (!uaddr || (second && !(uaddr2 = futex_word(c, a[4], write2))))
         return -EFAULT;
     return host_ret(host_futex(uaddr, op, (uint32_t)a[2], (const void *)(uintptr_t)arg4, uaddr2,
                                (uint32_t)a[5]));
+}
+
+int64_t sys_futex(struct cpu *c, const uint64_t a[6])
+{
+    return futex_call(c, a, false);
 }

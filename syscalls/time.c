@@ -30,14 +30,18 @@ int64_t sys_clock_getres(struct cpu *c, const uint64_t a[6])
     return a[1] ? copy_to_guest(c, a[1], &ts, sizeof(ts)) : 0;
 }
 
+/* The time is stored before the timezone is looked at. */
 int64_t sys_gettimeofday(struct cpu *c, const uint64_t a[6])
 {
-    void *tv = NULL, *tz = NULL;
-    if (a[0] && !(tv = guest_buf(c, a[0], sizeof(struct timeval), PROT_WRITE)))
+    struct timeval tv;
+    struct timezone tz;
+    if (syscall(SYS_gettimeofday, &tv, &tz) != 0)
+        return -errno;
+    if (a[0] && copy_to_guest(c, a[0], &tv, sizeof(tv)) != 0)
         return -EFAULT;
-    if (a[1] && !(tz = guest_buf(c, a[1], sizeof(struct timezone), PROT_WRITE)))
+    if (a[1] && copy_to_guest(c, a[1], &tz, sizeof(tz)) != 0)
         return -EFAULT;
-    return host_ret(syscall(SYS_gettimeofday, tv, tz));
+    return 0;
 }
 
 int64_t sys_time(struct cpu *c, const uint64_t a[6])
@@ -177,12 +181,11 @@ int64_t sys_alarm(struct cpu *c, const uint64_t a[6])
  * (CAP_SYS_TIME) and has the same effect as natively.  struct timex has
  * the host's layout; adjtimex reads and writes it. */
 
+/* The host reads the time itself, after checking the clock. */
 int64_t sys_clock_settime(struct cpu *c, const uint64_t a[6])
 {
-    struct timespec ts;
-    if (copy_from_guest(c, &ts, a[1], sizeof(ts)) != 0)
-        return -EFAULT;
-    return host_ret(syscall(SYS_clock_settime, (clockid_t)a[0], &ts));
+    return host_ret(syscall(SYS_clock_settime, (clockid_t)a[0],
+                            guest_ptr(c, a[1], sizeof(struct timespec), PROT_READ)));
 }
 
 int64_t sys_settimeofday(struct cpu *c, const uint64_t a[6])

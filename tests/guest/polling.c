@@ -295,7 +295,8 @@ static void epoll_tests(void)
     waitpid(kid, NULL, 0);
     printf("  handler ran %d\n", (int)got_usr1);
     sigprocmask(SIG_UNBLOCK, &block, NULL);
-    struct timespec ts = { 0, 10000000 };
+    /* epoll_pwait2 takes the 64-bit __kernel_timespec on every ABI. */
+    struct { long long sec, nsec; } ts = { 0, 10000000 };
     show_events("epoll_pwait2 10 ms", (int)syscall(SYS_epoll_pwait2, ep, out, 4, &ts, NULL, 8), out);
     close(p[1]);
     show_events("wait after the writer closed", epoll_wait(ep, out, 4, 0), out);

@@ -26,6 +26,9 @@
 
 #define BAD ((void *)8) /* an address no program has mapped */
 
+/* n TiB, or n * 256 MiB where rlim_t has 32 bits (-m32). */
+#define BIG_LIMIT(n) ((rlim_t)(n) << (sizeof(rlim_t) == 8 ? 40 : 28))
+
 /* "ok" or the errno name of a raw call's result. */
 static void show(const char *what, long r)
 {
@@ -105,7 +108,7 @@ static void limits(void)
     const char *names[] = { "AS", "DATA" };
     for (int i = 0; i < 2; i++) {
         getrlimit(res[i], &old);
-        rl = (struct rlimit){ 1ull << 40, old.rlim_max };
+        rl = (struct rlimit){ BIG_LIMIT(1), old.rlim_max };
         if (old.rlim_max != RLIM_INFINITY && old.rlim_max < rl.rlim_cur)
             rl.rlim_cur = old.rlim_max;
         SHOW(names[i], setrlimit(res[i], &rl));
@@ -121,7 +124,7 @@ static void limits(void)
     }
     /* A limit set before fork holds in the child, and over execve. */
     getrlimit(RLIMIT_AS, &old);
-    rl = (struct rlimit){ 3ull << 40, old.rlim_max };
+    rl = (struct rlimit){ BIG_LIMIT(3), old.rlim_max };
     if (old.rlim_max == RLIM_INFINITY || old.rlim_max >= rl.rlim_cur) {
         setrlimit(RLIMIT_AS, &rl);
         fflush(stdout);

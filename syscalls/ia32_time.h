@@ -1,0 +1,17 @@
+/* 32-bit times of i386 guests (syscalls/ia32_time.c), for the other ia32
+ * handlers: struct old_timespec32 and old_timeval32 at a guest address,
+ * read sign-extended into the host's structures or stored truncated.
+ * 0 or -EFAULT. */
+#ifndef SYSCALLS_IA32_TIME_H
+#define SYSCALLS_IA32_TIME_H
+
+#include <sys/time.h>
+#include <time.h>
+
+#include "syscalls/syscalls.h"
+
+int ia32_get_timespec(struct cpu *c, uint64_t addr, struct timespec *out);
+int ia32_put_timespec(struct cpu *c, uint64_t addr, const struct timespec *ts);
+int ia32_put_timeval(struct cpu *c, uint64_t addr, const struct timeval *tv);
+
+#endif

@@ -1,0 +1,425 @@
+/* time32: the syscalls whose structures hold times as C longs, called
+ * directly (glibc's own wrappers use the time64 calls on i386).  Built with
+ * -m32 these are the i386 time32 calls (old_timespec32, old_timeval32, the
+ * 32-bit itimerspec/itimerval/timex/sigevent) and the i386-only old calls;
+ * built for x86_64 the same source calls the x86_64 ones.  Compared with
+ * the native run: only facts are printed (results, errno names, values that
+ * do not depend on the moment).  Nothing here sets the clock: the calls
+ * that could are made only in ways that fail or change nothing. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BAD ((void *)8) /* an address no program has mapped */
+
+/* The kernel's structures with C longs: 32-bit words under -m32. */
+struct lts {
+    long sec, nsec;
+};
+struct ltv {
+    long sec, usec;
+};
+struct litimerspec {
+    struct lts interval, value;
+};
+struct litimerval {
+    struct ltv interval, value;
+};
+struct ltimex {
+    unsigned int modes;
+    long offset, freq, maxerror, esterror;
+    int status;
+    long constant, precision, tolerance;
+    struct ltv time;
+    long tick, ppsfreq, jitter;
+    int shift;
+    long stabil, jitcnt, calcnt, errcnt, stbcnt;
+    int tai;
+    int spare[11];
+};
+
+static void show(const char *what, long r)
+{
+    if (r == -1)
+        printf("%s: -1 %s\n", what, strerrorname_np(errno));
+    else
+        printf("%s: %ld\n", what, r);
+}
+#define SHOW(what, call) (errno = 0, show(what, (long)(call)))
+
+static long now_sec(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (long)t.tv_sec;
+}
+
+static long long ns(const struct lts *t) { return t->sec * 1000000000ll + t->nsec; }
+
+/* ------------------------------------------------------------ clocks */
+
+static void clocks(void)
+{
+    struct lts a, b;
+    SHOW("clock_gettime realtime", syscall(SYS_clock_gettime, CLOCK_REALTIME, &a));
+    printf("realtime agrees: %d, nsec in range: %d\n", labs(a.sec - now_sec()) <= 2,
+           a.nsec >= 0 && a.nsec < 1000000000);
+    syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &a);
+    syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &b);
+    printf("monotonic ordered: %d\n", ns(&a) <= ns(&b));
+    SHOW("clock_gettime bad clock", syscall(SYS_clock_gettime, 12345, &a));
+    SHOW("clock_gettime bad pointer", syscall(SYS_clock_gettime, CLOCK_REALTIME, BAD));
+    SHOW("clock_gettime bad clock and pointer", syscall(SYS_clock_gettime, 12345, BAD));
+    memset(&a, 0x55, sizeof(a));
+    SHOW("clock_getres monotonic", syscall(SYS_clock_getres, CLOCK_MONOTONIC, &a));
+    printf("resolution: %ld.%09ld\n", a.sec, a.nsec);
+    SHOW("clock_getres coarse", syscall(SYS_clock_getres, CLOCK_MONOTONIC_COARSE, &a));
+    printf("coarse resolution positive: %d\n", a.sec == 0 && a.nsec > 0);
+    SHOW("clock_getres NULL", syscall(SYS_clock_getres, CLOCK_REALTIME, NULL));
+    SHOW("clock_getres bad pointer", syscall(SYS_clock_getres, CLOCK_REALTIME, BAD));
+    SHOW("clock_getres bad clock", syscall(SYS_clock_getres, -100, &a));
+
+    /* Setting: only the failures (the clock stays untouched). */
+    struct lts v = { 1, -1 };
+    SHOW("clock_settime bad pointer", syscall(SYS_clock_settime, CLOCK_REALTIME, BAD));
+    SHOW("clock_settime bad clock and pointer", syscall(SYS_clock_settime, 12345, BAD));
+    SHOW("clock_settime bad nsec", syscall(SYS_clock_settime, CLOCK_REALTIME, &v));
+    v.nsec = 0;
+    SHOW("clock_settime monotonic", syscall(SYS_clock_settime, CLOCK_MONOTONIC, &v));
+
+    struct ltv tv = { 0, 0 };
+    struct timezone tz;
+    SHOW("gettimeofday", syscall(SYS_gettimeofday, &tv, &tz));
+    printf("gettimeofday agrees: %d, usec in range: %d\n", labs(tv.sec - now_sec()) <= 2,
+           tv.usec >= 0 && tv.usec < 1000000);
+    SHOW("gettimeofday NULL NULL", syscall(SYS_gettimeofday, NULL, NULL));
+    SHOW("gettimeofday bad tv", syscall(SYS_gettimeofday, BAD, NULL));
+    tv.sec = 0;
+    SHOW("gettimeofday bad tz", syscall(SYS_gettimeofday, &tv, BAD));
+    printf("tv stored before tz: %d\n", tv.sec != 0);
+    /* With nothing to set the call only checks the privilege. */
+    SHOW("settimeofday NULL NULL", syscall(SYS_settimeofday, NULL, NULL));
+    SHOW("settimeofday bad tv", syscall(SYS_settimeofday, BAD, NULL));
+    SHOW("settimeofday bad tz", syscall(SYS_settimeofday, NULL, BAD));
+    tv = (struct ltv){ 0, 1000001 };
+    SHOW("settimeofday usec too big", syscall(SYS_settimeofday, &tv, NULL));
+    tv = (struct ltv){ 0, -1 };
+    SHOW("settimeofday usec negative", syscall(SYS_settimeofday, &tv, NULL));
+    tv = (struct ltv){ 0, 1000000 };
+    SHOW("settimeofday usec one second", syscall(SYS_settimeofday, &tv, NULL));
+
+    long t = 0;
+    long r = syscall(SYS_time, &t);
+    printf("time: result stored %d, agrees %d\n", r == t, labs(r - now_sec()) <= 2);
+    printf("time NULL agrees: %d\n", labs(syscall(SYS_time, NULL) - now_sec()) <= 2);
+    SHOW("time bad pointer", syscall(SYS_time, BAD));
+#ifdef SYS_stime
+    SHOW("stime bad pointer", syscall(SYS_stime, BAD));
+#endif
+
+    struct ltimex tx;
+    memset(&tx, 0, sizeof(tx));
+    r = syscall(SYS_adjtimex, &tx);
+    printf("adjtimex read: %s, tick %ld, tolerance %ld, time agrees %d, spare clear %d\n",
+           r >= 0 ? "ok" : strerrorname_np(errno), tx.tick, tx.tolerance,
+           labs(tx.time.sec - now_sec()) <= 2, tx.spare[10] == 0);
+    SHOW("adjtimex bad pointer", syscall(SYS_adjtimex, BAD));
+    memset(&tx, 0, sizeof(tx));
+    r = syscall(SYS_clock_adjtime, CLOCK_REALTIME, &tx);
+    printf("clock_adjtime read: %s, tick %ld\n", r >= 0 ? "ok" : strerrorname_np(errno), tx.tick);
+    memset(&tx, 0, sizeof(tx));
+    SHOW("clock_adjtime monotonic", syscall(SYS_clock_adjtime, CLOCK_MONOTONIC, &tx));
+    SHOW("clock_adjtime bad clock", syscall(SYS_clock_adjtime, 12345, &tx));
+    SHOW("clock_adjtime bad pointer", syscall(SYS_clock_adjtime, CLOCK_REALTIME, BAD));
+}
+
+/* ------------------------------------------------------------ sleeps */
+
+static void sleeps(void)
+{
+    struct lts req = { 0, 1000000 }, rem = { 7, 7 };
+    SHOW("nanosleep 1ms", syscall(SYS_nanosleep, &req, &rem));
+    printf("rem untouched: %d\n", rem.sec == 7 && rem.nsec == 7);
+    SHOW("nanosleep bad rem", syscall(SYS_nanosleep, &req, BAD));
+    req = (struct lts){ 0, 1000000000 };
+    SHOW("nanosleep nsec too big", syscall(SYS_nanosleep, &req, NULL));
+    req = (struct lts){ -1, 0 };
+    SHOW("nanosleep negative", syscall(SYS_nanosleep, &req, NULL));
+    SHOW("nanosleep bad pointer", syscall(SYS_nanosleep, BAD, NULL));
+
+    req = (struct lts){ 0, 1000000 };
+    SHOW("clock_nanosleep monotonic", syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &req, NULL));
+    struct lts abs;
+    syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &abs);
+    SHOW("clock_nanosleep absolute past",
+         syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, TIMER_ABSTIME, &abs, BAD));
+    abs.nsec += 2000000;
+    if (abs.nsec >= 1000000000) {
+        abs.sec++;
+        abs.nsec -= 1000000000;
+    }
+    SHOW("clock_nanosleep absolute 2ms",
+         syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, TIMER_ABSTIME, &abs, NULL));
+    SHOW("clock_nanosleep bad clock", syscall(SYS_clock_nanosleep, 12345, 0, &req, NULL));
+    SHOW("clock_nanosleep bad clock and pointer", syscall(SYS_clock_nanosleep, 12345, 0, BAD, NULL));
+    SHOW("clock_nanosleep thread cputime",
+         syscall(SYS_clock_nanosleep, CLOCK_THREAD_CPUTIME_ID, 0, BAD, NULL));
+    SHOW("clock_nanosleep bad pointer", syscall(SYS_clock_nanosleep, CLOCK_REALTIME, 0, BAD, NULL));
+    req.nsec = -5;
+    SHOW("clock_nanosleep bad nsec", syscall(SYS_clock_nanosleep, CLOCK_REALTIME, 0, &req, NULL));
+}
+
+/* ------------------------------------------------------------ timers */
+
+struct lsigevent {
+    int value; /* sival_int (a long-sized union: the rest is padding) */
+#if __SIZEOF_LONG__ == 8
+    int value_hi;
+#endif
+    int signo, notify, tid;
+    int pad[64 / 4 - 3 - (__SIZEOF_LONG__ / 4)];
+};
+
+static void timers(void)
+{
+    struct lsigevent sev;
+    memset(&sev, 0, sizeof(sev));
+    sev.notify = SIGEV_NONE;
+    int id = -1;
+    SHOW("timer_create", syscall(SYS_timer_create, CLOCK_MONOTONIC, &sev, &id));
+    struct litimerspec nv = { { 0, 0 }, { 10, 0 } }, ov, cur;
+    memset(&ov, 0x55, sizeof(ov));
+    SHOW("timer_settime", syscall(SYS_timer_settime, id, 0, &nv, &ov));
+    printf("old value zero: %d\n", !ov.value.sec && !ov.value.nsec && !ov.interval.sec);
+    SHOW("timer_gettime", syscall(SYS_timer_gettime, id, &cur));
+    printf("value in (8, 10]: %d, interval 0: %d\n", cur.value.sec >= 8 && ns(&cur.value) <= 10000000000ll,
+           ns(&cur.interval) == 0);
+    nv = (struct litimerspec){ { 1, 500 }, { 20, 0 } };
+    SHOW("timer_settime again", syscall(SYS_timer_settime, id, 0, &nv, &ov));
+    printf("old value in (8, 10]: %d\n", ov.value.sec >= 8 && ns(&ov.value) <= 10000000000ll);
+    SHOW("timer_gettime again", syscall(SYS_timer_gettime, id, &cur));
+    printf("interval %ld.%09ld\n", cur.interval.sec, cur.interval.nsec);
+    SHOW("timer_settime NULL", syscall(SYS_timer_settime, id, 0, NULL, NULL));
+    SHOW("timer_settime bad new", syscall(SYS_timer_settime, id, 0, BAD, NULL));
+    SHOW("timer_settime bad id and new", syscall(SYS_timer_settime, 4321, 0, BAD, NULL));
+    SHOW("timer_settime bad id", syscall(SYS_timer_settime, 4321, 0, &nv, NULL));
+    SHOW("timer_settime bad old", syscall(SYS_timer_settime, id, 0, &nv, BAD));
+    nv.value.nsec = 1000000000;
+    SHOW("timer_settime bad nsec", syscall(SYS_timer_settime, id, 0, &nv, NULL));
+    SHOW("timer_gettime bad pointer", syscall(SYS_timer_gettime, id, BAD));
+    SHOW("timer_gettime bad id", syscall(SYS_timer_gettime, 4321, &cur));
+    SHOW("timer_delete", syscall(SYS_timer_delete, id));
+
+    SHOW("timer_create bad sigevent", syscall(SYS_timer_create, CLOCK_MONOTONIC, BAD, &id));
+    SHOW("timer_create bad id pointer", syscall(SYS_timer_create, CLOCK_MONOTONIC, NULL, BAD));
+    SHOW("timer_create bad clock", syscall(SYS_timer_create, 12345, &sev, &id));
+    sev.notify = SIGEV_SIGNAL;
+    sev.signo = 0;
+    SHOW("timer_create signal 0", syscall(SYS_timer_create, CLOCK_MONOTONIC, &sev, &id));
+    sev.notify = SIGEV_THREAD_ID;
+    sev.signo = SIGUSR1;
+    sev.tid = 1;
+    SHOW("timer_create tid of another process", syscall(SYS_timer_create, CLOCK_MONOTONIC, &sev, &id));
+
+    /* The value reaches the signal: read through a signalfd. */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGRTMIN + 2);
+    sigprocmask(SIG_BLOCK, &set, NULL);
+    int sfd = signalfd(-1, &set, 0);
+    memset(&sev, 0, sizeof(sev));
+    sev.notify = SIGEV_SIGNAL;
+    sev.signo = SIGRTMIN + 2;
+    sev.value = 0x12345678;
+    SHOW("timer_create signal", syscall(SYS_timer_create, CLOCK_MONOTONIC, &sev, &id));
+    nv = (struct litimerspec){ { 0, 0 }, { 0, 1000000 } };
+    SHOW("timer_settime 1ms", syscall(SYS_timer_settime, id, 0, &nv, NULL));
+    struct signalfd_siginfo si;
+    if (read(sfd, &si, sizeof(si)) == sizeof(si))
+        printf("timer signal: signo ok %d, code %d, int 0x%x, ptr high 0x%x, overrun %u\n",
+               si.ssi_signo == (unsigned)SIGRTMIN + 2, si.ssi_code, si.ssi_int,
+               (unsigned)(si.ssi_ptr >> 32), si.ssi_overrun);
+    syscall(SYS_timer_delete, id);
+    close(sfd);
+
+    /* timerfd */
+    int fd = (int)syscall(SYS_timerfd_create, CLOCK_MONOTONIC, 0);
+    nv = (struct litimerspec){ { 0, 0 }, { 10, 0 } };
+    memset(&ov, 0x55, sizeof(ov));
+    SHOW("timerfd_settime", syscall(SYS_timerfd_settime, fd, 0, &nv, &ov));
+    printf("old value zero: %d\n", !ov.value.sec && !ov.value.nsec && !ov.interval.nsec);
+    SHOW("timerfd_gettime", syscall(SYS_timerfd_gettime, fd, &cur));
+    printf("value in (8, 10]: %d\n", cur.value.sec >= 8 && ns(&cur.value) <= 10000000000ll);
+    SHOW("timerfd_settime NULL old", syscall(SYS_timerfd_settime, fd, 0, &nv, NULL));
+    SHOW("timerfd_settime bad new", syscall(SYS_timerfd_settime, fd, 0, BAD, NULL));
+    SHOW("timerfd_settime bad fd and new", syscall(SYS_timerfd_settime, -1, 0, BAD, NULL));
+    SHOW("timerfd_settime bad fd", syscall(SYS_timerfd_settime, -1, 0, &nv, NULL));
+    SHOW("timerfd_settime not a timerfd", syscall(SYS_timerfd_settime, 1, 0, &nv, NULL));
+    SHOW("timerfd_settime bad old", syscall(SYS_timerfd_settime, fd, 0, &nv, BAD));
+    SHOW("timerfd_settime bad flags", syscall(SYS_timerfd_settime, fd, 0x100, &nv, NULL));
+    nv.interval.nsec = -1;
+    SHOW("timerfd_settime bad nsec", syscall(SYS_timerfd_settime, fd, 0, &nv, NULL));
+    SHOW("timerfd_gettime bad pointer", syscall(SYS_timerfd_gettime, fd, BAD));
+    SHOW("timerfd_gettime bad fd", syscall(SYS_timerfd_gettime, -1, &cur));
+    nv = (struct litimerspec){ { 0, 0 }, { 0, 1000000 } };
+    syscall(SYS_timerfd_settime, fd, 0, &nv, NULL);
+    uint64_t count = 0;
+    printf("timerfd expired: %d\n", read(fd, &count, 8) == 8 && count >= 1);
+    close(fd);
+
+    /* Interval timers: ITIMER_VIRTUAL never fires here (100 s of CPU). */
+    struct litimerval iv, iov;
+    memset(&iv, 0x55, sizeof(iv));
+    SHOW("getitimer real", syscall(SYS_getitimer, ITIMER_REAL, &iv));
+    printf("disarmed: %d\n", !iv.value.sec && !iv.value.usec && !iv.interval.sec);
+    iv = (struct litimerval){ { 3, 250 }, { 100, 0 } };
+    SHOW("setitimer virtual", syscall(SYS_setitimer, ITIMER_VIRTUAL, &iv, &iov));
+    printf("old zero: %d\n", !iov.value.sec && !iov.value.usec);
+    SHOW("getitimer virtual", syscall(SYS_getitimer, ITIMER_VIRTUAL, &iv));
+    printf("value near 100 s: %d, interval %ld.%06ld\n", iv.value.sec >= 98 && iv.value.sec <= 100,
+           iv.interval.sec, iv.interval.usec);
+    memset(&iv, 0, sizeof(iv));
+    SHOW("setitimer virtual off", syscall(SYS_setitimer, ITIMER_VIRTUAL, &iv, &iov));
+    printf("old value near 100 s: %d\n", iov.value.sec >= 98 && iov.value.sec <= 100);
+    SHOW("setitimer bad which", syscall(SYS_setitimer, 99, &iv, NULL));
+    SHOW("getitimer bad which", syscall(SYS_getitimer, 99, &iv));
+    SHOW("setitimer bad new", syscall(SYS_setitimer, ITIMER_REAL, BAD, NULL));
+    SHOW("getitimer bad pointer", syscall(SYS_getitimer, ITIMER_REAL, BAD));
+    iv = (struct litimerval){ { 0, 0 }, { 0, 1000000 } };
+    SHOW("setitimer usec too big", syscall(SYS_setitimer, ITIMER_REAL, &iv, NULL));
+    iv = (struct litimerval){ { 0, 0 }, { 50, 0 } };
+    SHOW("setitimer bad old", syscall(SYS_setitimer, ITIMER_REAL, &iv, BAD));
+    SHOW("getitimer after", syscall(SYS_getitimer, ITIMER_REAL, &iov));
+    printf("armed anyway: %d\n", iov.value.sec >= 48);
+    memset(&iv, 0, sizeof(iv));
+    syscall(SYS_setitimer, ITIMER_REAL, &iv, NULL);
+}
+
+/* ------------------------------------------------------------ sched, futex */
+
+static void sched_futex(void)
+{
+    struct lts t = { -1, -1 };
+    SHOW("sched_rr_get_interval", syscall(SYS_sched_rr_get_interval, 0, &t));
+    printf("interval sane: %d\n", t.sec >= 0 && t.nsec >= 0 && t.nsec < 1000000000);
+    SHOW("sched_rr_get_interval bad pointer", syscall(SYS_sched_rr_get_interval, 0, BAD));
+    SHOW("sched_rr_get_interval bad pid", syscall(SYS_sched_rr_get_interval, -1, &t));
+    SHOW("sched_rr_get_interval no pid", syscall(SYS_sched_rr_get_interval, 0x7fffffff, &t));
+
+    static uint32_t word;
+    struct lts to = { 0, 1000000 };
+    SHOW("futex wait timeout", syscall(SYS_futex, &word, FUTEX_WAIT_PRIVATE, 0, &to, NULL, 0));
+    SHOW("futex wait other value", syscall(SYS_futex, &word, FUTEX_WAIT_PRIVATE, 1, &to, NULL, 0));
+    SHOW("futex wait bad timeout", syscall(SYS_futex, &word, FUTEX_WAIT_PRIVATE, 0, BAD, NULL, 0));
+    to.nsec = -1;
+    SHOW("futex wait invalid timeout", syscall(SYS_futex, &word, FUTEX_WAIT_PRIVATE, 0, &to, NULL, 0));
+    SHOW("futex wait invalid timeout bad word", syscall(SYS_futex, BAD, FUTEX_WAIT_PRIVATE, 0, &to, NULL, 0));
+    struct lts abs;
+    syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &abs);
+    SHOW("futex wait_bitset past", syscall(SYS_futex, &word, FUTEX_WAIT_BITSET_PRIVATE, 0, &abs, NULL,
+                                           FUTEX_BITSET_MATCH_ANY));
+    SHOW("futex wake", syscall(SYS_futex, &word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0));
+    /* REQUEUE: the fourth argument is a count, not a pointer. */
+    static uint32_t other;
+    SHOW("futex cmp_requeue", syscall(SYS_futex, &word, FUTEX_CMP_REQUEUE_PRIVATE, 1, (void *)5, &other, 0));
+}
+
+/* ------------------------------------------------------------ file times */
+
+static void file_times(void)
+{
+    char dir[] = "/tmp/time32.XXXXXX";
+    if (!mkdtemp(dir))
+        return;
+    char path[64];
+    snprintf(path, sizeof(path), "%s/f", dir);
+    int fd = open(path, O_CREAT | O_WRONLY, 0644);
+    struct statx sx;
+#define STAMP(what)                                                                            \
+    (statx(AT_FDCWD, path, 0, STATX_ATIME | STATX_MTIME, &sx),                                 \
+     printf("%s: atime %lld.%09u mtime %lld.%09u\n", what, (long long)sx.stx_atime.tv_sec,     \
+            sx.stx_atime.tv_nsec, (long long)sx.stx_mtime.tv_sec, sx.stx_mtime.tv_nsec))
+
+    long ut[2] = { 1000, 2000 };
+    SHOW("utime", syscall(SYS_utime, path, ut));
+    STAMP("after utime");
+    SHOW("utime NULL", syscall(SYS_utime, path, NULL));
+    statx(AT_FDCWD, path, 0, STATX_MTIME, &sx);
+    printf("utime NULL is now: %d\n", labs((long)sx.stx_mtime.tv_sec - now_sec()) <= 2);
+    SHOW("utime bad times", syscall(SYS_utime, path, BAD));
+    SHOW("utime bad path", syscall(SYS_utime, BAD, ut));
+    SHOW("utime missing", syscall(SYS_utime, "/nonexistent/x", ut));
+    ut[0] = -1;
+    SHOW("utime negative", syscall(SYS_utime, path, ut));
+    STAMP("after utime negative");
+
+    struct ltv tv[2] = { { 3000, 5 }, { 4000, 999999 } };
+    SHOW("utimes", syscall(SYS_utimes, path, tv));
+    STAMP("after utimes");
+    tv[1].usec = 1000000;
+    SHOW("utimes usec too big", syscall(SYS_utimes, path, tv));
+    tv[1].usec = -1;
+    SHOW("utimes usec negative", syscall(SYS_utimes, path, tv));
+    SHOW("utimes bad times", syscall(SYS_utimes, path, BAD));
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+    tv[0] = (struct ltv){ 3100, 1 };
+    tv[1] = (struct ltv){ 4100, 2 };
+    SHOW("futimesat", syscall(SYS_futimesat, dfd, "f", tv));
+    STAMP("after futimesat");
+    tv[0].sec = 3200;
+    SHOW("futimesat fd", syscall(SYS_futimesat, fd, NULL, tv));
+    STAMP("after futimesat fd");
+    SHOW("futimesat bad dirfd", syscall(SYS_futimesat, -1, "f", tv));
+    SHOW("futimesat bad times", syscall(SYS_futimesat, dfd, "f", BAD));
+
+    struct lts ts[2] = { { 5000, 123 }, { 0, UTIME_OMIT } };
+    SHOW("utimensat", syscall(SYS_utimensat, AT_FDCWD, path, ts, 0));
+    STAMP("after utimensat");
+    ts[0] = (struct lts){ 0, UTIME_OMIT };
+    SHOW("utimensat both omitted, bad path", syscall(SYS_utimensat, -1, BAD, ts, 0));
+    ts[1] = (struct lts){ 6000, 999999999 };
+    SHOW("utimensat fd", syscall(SYS_utimensat, fd, NULL, ts, 0));
+    STAMP("after utimensat fd");
+    ts[1].nsec = 1000000000;
+    SHOW("utimensat bad nsec", syscall(SYS_utimensat, AT_FDCWD, path, ts, 0));
+    SHOW("utimensat bad times", syscall(SYS_utimensat, AT_FDCWD, path, BAD, 0));
+    SHOW("utimensat bad dirfd", syscall(SYS_utimensat, -1, "f", NULL, 0));
+    SHOW("utimensat bad flags", syscall(SYS_utimensat, AT_FDCWD, path, NULL, 0x4000));
+    ts[1] = (struct lts){ 0, UTIME_NOW };
+    SHOW("utimensat now", syscall(SYS_utimensat, dfd, "f", ts, AT_SYMLINK_NOFOLLOW));
+    statx(AT_FDCWD, path, 0, STATX_MTIME, &sx);
+    printf("UTIME_NOW is now: %d\n", labs((long)sx.stx_mtime.tv_sec - now_sec()) <= 2);
+    close(fd);
+    close(dfd);
+    unlink(path);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    printf("long is %d bytes\n", (int)sizeof(long));
+    clocks();
+    sleeps();
+    timers();
+    sched_futex();
+    file_times();
+    return 0;
+}
