@@ -6,8 +6,12 @@
  * (kernel/time/time.c, posix-timers.c, itimer.c, fs/utimes.c,
  * fs/timerfd.c): a structure the call reads is copied in first (-EFAULT
  * before anything else) unless the kernel checks something before it; then
- * the host's own checks on the sign-extended values are the kernel's.  The
- * time64 numbers of i386 use the x86_64 handlers (same layout).
+ * the host's own checks on the sign-extended values are the kernel's.
+ *
+ * The time64 calls of i386 read a __kernel_timespec, the x86_64 layout,
+ * but the kernel takes only the low 32 bits of its tv_nsec from a 32-bit
+ * process: those that read one have their own handlers here (the others,
+ * which only store one, use the x86_64 handlers).
  *
  * 32-bit times stored back are truncated to 32 bits, as the kernel's
  * put_old_timespec32() truncates them. */
@@ -65,26 +69,51 @@ int ia32_put_timeval(struct cpu *c, uint64_t addr, const struct timeval *tv)
     return copy_to_guest(c, addr, &t, sizeof(t));
 }
 
-/* An array of n timespecs / timevals (itimerspec = 2, utimensat = 2). */
-static int get_timespecs(struct cpu *c, uint64_t addr, struct timespec *out, int n)
+int ia32_get_timespec64(struct cpu *c, uint64_t addr, struct timespec *out)
+{
+    int64_t t[2];
+    if (copy_from_guest(c, t, addr, sizeof(t)) != 0)
+        return -EFAULT;
+    /* get_timespec64() of a compat task: only the low 32 bits of tv_nsec
+     * count (glibc leaves the padding above them unset). */
+    *out = (struct timespec){ .tv_sec = t[0], .tv_nsec = (uint32_t)t[1] };
+    return 0;
+}
+
+/* A guest timespec of either kind: t64 for the __kernel_timespec of the
+ * i386 time64 calls (stored back whole, as the kernel does). */
+static int get_ts(struct cpu *c, uint64_t addr, bool t64, struct timespec *out)
+{
+    return t64 ? ia32_get_timespec64(c, addr, out) : ia32_get_timespec(c, addr, out);
+}
+
+static int put_ts(struct cpu *c, uint64_t addr, bool t64, const struct timespec *ts)
+{
+    return t64 ? copy_to_guest(c, addr, ts, sizeof(*ts)) : ia32_put_timespec(c, addr, ts);
+}
+
+/* An array of n timespecs (itimerspec = 2, utimensat = 2). */
+static int get_timespecs(struct cpu *c, uint64_t addr, bool t64, struct timespec *out, int n)
 {
     for (int i = 0; i < n; i++)
-        if (ia32_get_timespec(c, addr + 8 * (uint64_t)i, &out[i]))
+        if (get_ts(c, addr + (t64 ? 16 : 8) * (uint64_t)i, t64, &out[i]))
             return -EFAULT;
     return 0;
 }
 
-static int put_itimerspec(struct cpu *c, uint64_t addr, const struct itimerspec *v)
+static int put_itimerspec(struct cpu *c, uint64_t addr, bool t64, const struct itimerspec *v)
 {
+    if (t64)
+        return copy_to_guest(c, addr, v, sizeof(*v));
     struct ts32 t[2] = { { (int32_t)v->it_interval.tv_sec, (int32_t)v->it_interval.tv_nsec },
                          { (int32_t)v->it_value.tv_sec, (int32_t)v->it_value.tv_nsec } };
     return copy_to_guest(c, addr, t, sizeof(t));
 }
 
-static int get_itimerspec(struct cpu *c, uint64_t addr, struct itimerspec *v)
+static int get_itimerspec(struct cpu *c, uint64_t addr, bool t64, struct itimerspec *v)
 {
     struct timespec t[2];
-    if (get_timespecs(c, addr, t, 2))
+    if (get_timespecs(c, addr, t64, t, 2))
         return -EFAULT;
     *v = (struct itimerspec){ t[0], t[1] };
     return 0;
@@ -155,20 +184,30 @@ int64_t sys_clock_getres_ia32(struct cpu *c, const uint64_t a[6])
 
 /* The clock is checked before the time is read: an unreadable time goes
  * to the host as an address it refuses, after its own clock check. */
-int64_t sys_clock_settime_ia32(struct cpu *c, const uint64_t a[6])
+static int64_t clock_settime32(struct cpu *c, const uint64_t a[6], bool t64)
 {
     struct timespec ts;
-    const void *p = ia32_get_timespec(c, a[1], &ts) ? HOST_FAULT_ADDR : &ts;
+    const void *p = get_ts(c, a[1], t64, &ts) ? HOST_FAULT_ADDR : &ts;
     return host_ret(syscall(SYS_clock_settime, (clockid_t)a[0], p));
+}
+
+int64_t sys_clock_settime_ia32(struct cpu *c, const uint64_t a[6])
+{
+    return clock_settime32(c, a, false);
+}
+
+int64_t sys_clock_settime64_ia32(struct cpu *c, const uint64_t a[6])
+{
+    return clock_settime32(c, a, true);
 }
 
 /* ------------------------------------------------------------ sleeps */
 
 /* As time.c: the time left is stored only when a signal cut the sleep
  * short, and the sleep is not restarted. */
-static int64_t sleep_left(struct cpu *c, uint64_t rem, const struct timespec *left)
+static int64_t sleep_left(struct cpu *c, uint64_t rem, bool t64, const struct timespec *left)
 {
-    if (rem && ia32_put_timespec(c, rem, left) != 0)
+    if (rem && put_ts(c, rem, t64, left) != 0)
         return -EFAULT;
     return -EINTR;
 }
@@ -180,20 +219,30 @@ int64_t sys_nanosleep_ia32(struct cpu *c, const uint64_t a[6])
         return -EFAULT;
     if (syscall(SYS_nanosleep, &req, &left) == 0)
         return 0;
-    return errno == EINTR ? sleep_left(c, a[1], &left) : -errno;
+    return errno == EINTR ? sleep_left(c, a[1], false, &left) : -errno;
 }
 
 /* The clock and its sleep support are checked before the request is read
  * (the host does both when handed an address it refuses). */
-int64_t sys_clock_nanosleep_ia32(struct cpu *c, const uint64_t a[6])
+static int64_t clock_nanosleep32(struct cpu *c, const uint64_t a[6], bool t64)
 {
     struct timespec req, left;
-    const void *p = ia32_get_timespec(c, a[2], &req) ? HOST_FAULT_ADDR : &req;
+    const void *p = get_ts(c, a[2], t64, &req) ? HOST_FAULT_ADDR : &req;
     if (syscall(SYS_clock_nanosleep, (clockid_t)a[0], (int)a[1], p, &left) == 0)
         return 0;
     if (errno == EINTR && !(a[1] & TIMER_ABSTIME))
-        return sleep_left(c, a[3], &left);
+        return sleep_left(c, a[3], t64, &left);
     return -errno;
+}
+
+int64_t sys_clock_nanosleep_ia32(struct cpu *c, const uint64_t a[6])
+{
+    return clock_nanosleep32(c, a, false);
+}
+
+int64_t sys_clock_nanosleep_time64_ia32(struct cpu *c, const uint64_t a[6])
+{
+    return clock_nanosleep32(c, a, true);
 }
 
 /* ------------------------------------------------------------ POSIX timers */
@@ -238,18 +287,28 @@ int64_t sys_timer_create_ia32(struct cpu *c, const uint64_t a[6])
     return 0;
 }
 
-int64_t sys_timer_settime_ia32(struct cpu *c, const uint64_t a[6])
+static int64_t timer_settime32(struct cpu *c, const uint64_t a[6], bool t64)
 {
     struct itimerspec nv, ov;
     if (!a[2])
         return -EINVAL;
-    if (get_itimerspec(c, a[2], &nv))
+    if (get_itimerspec(c, a[2], t64, &nv))
         return -EFAULT;
     if (syscall(SYS_timer_settime, (int)a[0], (int)a[1], &nv, a[3] ? &ov : NULL) != 0)
         return -errno;
-    if (a[3] && put_itimerspec(c, a[3], &ov) != 0)
+    if (a[3] && put_itimerspec(c, a[3], t64, &ov) != 0)
         return -EFAULT;
     return 0;
+}
+
+int64_t sys_timer_settime_ia32(struct cpu *c, const uint64_t a[6])
+{
+    return timer_settime32(c, a, false);
+}
+
+int64_t sys_timer_settime64_ia32(struct cpu *c, const uint64_t a[6])
+{
+    return timer_settime32(c, a, true);
 }
 
 int64_t sys_timer_gettime_ia32(struct cpu *c, const uint64_t a[6])
@@ -257,21 +316,31 @@ int64_t sys_timer_gettime_ia32(struct cpu *c, const uint64_t a[6])
     struct itimerspec v;
     if (syscall(SYS_timer_gettime, (int)a[0], &v) != 0)
         return -errno;
-    return put_itimerspec(c, a[1], &v);
+    return put_itimerspec(c, a[1], false, &v);
 }
 
-/* timerfd_settime32: the new value is read before the descriptor is
- * looked at; the old one stored after the timer was set. */
-int64_t sys_timerfd_settime_ia32(struct cpu *c, const uint64_t a[6])
+/* timerfd_settime: the new value is read before the descriptor is looked
+ * at; the old one stored after the timer was set. */
+static int64_t timerfd_settime32(struct cpu *c, const uint64_t a[6], bool t64)
 {
     struct itimerspec nv, ov;
-    if (get_itimerspec(c, a[2], &nv))
+    if (get_itimerspec(c, a[2], t64, &nv))
         return -EFAULT;
     if (syscall(SYS_timerfd_settime, (int)a[0], (int)a[1], &nv, &ov) != 0)
         return -errno;
-    if (a[3] && put_itimerspec(c, a[3], &ov) != 0)
+    if (a[3] && put_itimerspec(c, a[3], t64, &ov) != 0)
         return -EFAULT;
     return 0;
+}
+
+int64_t sys_timerfd_settime_ia32(struct cpu *c, const uint64_t a[6])
+{
+    return timerfd_settime32(c, a, false);
+}
+
+int64_t sys_timerfd_settime64_ia32(struct cpu *c, const uint64_t a[6])
+{
+    return timerfd_settime32(c, a, true);
 }
 
 int64_t sys_timerfd_gettime_ia32(struct cpu *c, const uint64_t a[6])
@@ -279,7 +348,7 @@ int64_t sys_timerfd_gettime_ia32(struct cpu *c, const uint64_t a[6])
     struct itimerspec v;
     if (syscall(SYS_timerfd_gettime, (int)a[0], &v) != 0)
         return -errno;
-    return put_itimerspec(c, a[1], &v);
+    return put_itimerspec(c, a[1], false, &v);
 }
 
 /* ------------------------------------------------------------ interval timers */
@@ -325,7 +394,12 @@ int64_t sys_sched_rr_get_interval_ia32(struct cpu *c, const uint64_t a[6])
 
 int64_t sys_futex_ia32(struct cpu *c, const uint64_t a[6])
 {
-    return futex_call(c, a, true);
+    return futex_call(c, a, FUTEX_TS_OLD32);
+}
+
+int64_t sys_futex_time64_ia32(struct cpu *c, const uint64_t a[6])
+{
+    return futex_call(c, a, FUTEX_TS_COMPAT64);
 }
 
 /* ------------------------------------------------------------ struct timex */
@@ -461,13 +535,13 @@ int64_t sys_utimes_ia32(struct cpu *c, const uint64_t a[6])
     return sys_futimesat_ia32(c, b);
 }
 
-/* utimensat_time32: two old_timespec32; when both are UTIME_OMIT nothing
- * is done and the path is not even looked at. */
-int64_t sys_utimensat_ia32(struct cpu *c, const uint64_t a[6])
+/* utimensat: two timespecs; when both are UTIME_OMIT nothing is done and
+ * the path is not even looked at. */
+static int64_t utimensat32(struct cpu *c, const uint64_t a[6], bool t64)
 {
     struct timespec ts[2];
     if (a[2]) {
-        if (get_timespecs(c, a[2], ts, 2))
+        if (get_timespecs(c, a[2], t64, ts, 2))
             return -EFAULT;
         if (ts[0].tv_nsec == UTIME_OMIT && ts[1].tv_nsec == UTIME_OMIT)
             return 0;
@@ -480,4 +554,14 @@ int64_t sys_utimensat_ia32(struct cpu *c, const uint64_t a[6])
             return err;
     }
     return host_ret(syscall(SYS_utimensat, hp.dirfd, hp.path, a[2] ? ts : NULL, (int)a[3]));
+}
+
+int64_t sys_utimensat_ia32(struct cpu *c, const uint64_t a[6])
+{
+    return utimensat32(c, a, false);
+}
+
+int64_t sys_utimensat_time64_ia32(struct cpu *c, const uint64_t a[6])
+{
+    return utimensat32(c, a, true);
 }

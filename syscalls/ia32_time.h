@@ -13,5 +13,8 @@
 int ia32_get_timespec(struct cpu *c, uint64_t addr, struct timespec *out);
 int ia32_put_timespec(struct cpu *c, uint64_t addr, const struct timespec *ts);
 int ia32_put_timeval(struct cpu *c, uint64_t addr, const struct timeval *tv);
+/* The __kernel_timespec of the i386 time64 calls as the kernel reads it
+ * from a 32-bit process: tv_nsec is its low 32 bits. */
+int ia32_get_timespec64(struct cpu *c, uint64_t addr, struct timespec *out);
 
 #endif

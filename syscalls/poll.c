@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "syscalls/fs.h"
+#include "syscalls/poll.h"
 #include "syscalls/syscalls.h"
 
 /* The kernel's sizes: the packed x86_64 epoll_event, a 64-bit sigset. */
@@ -53,18 +54,8 @@ int64_t sys_poll(struct cpu *c, const uint64_t a[6])
                             (nfds_t)a[1], (int)a[2]));
 }
 
-/* A wait under a temporary guest mask: the mask is in place only around
- * the host call (or stays until the handler when a signal cut it short). */
-struct temp_mask {
-    bool set;
-    sigset_t saved;
-    uint64_t host_wait; /* the host sigmask the wait applies (see sig_mask_swap) */
-};
-
-/* Read and apply the guest's sigset at addr (size bytes: the kernel wants
- * exactly 8); 0, -EINVAL, -EFAULT, or -EINTR when a signal the new mask lets
- * through is already waiting. */
-static int temp_mask_apply(struct cpu *c, uint64_t addr, uint64_t size, struct temp_mask *t)
+/* The temporary guest masks (syscalls/poll.h). */
+int poll_mask_apply(struct cpu *c, uint64_t addr, uint64_t size, struct poll_mask *t)
 {
     t->set = false;
     if (!addr)
@@ -81,14 +72,12 @@ static int temp_mask_apply(struct cpu *c, uint64_t addr, uint64_t size, struct t
     return e;
 }
 
-/* The sigmask argument for the host wait: the temporary mask, applied by
- * the host kernel atomically with the wait, or none. */
-static const uint64_t *temp_mask_host(const struct temp_mask *t)
+const uint64_t *poll_mask_host(const struct poll_mask *t)
 {
     return t->set ? &t->host_wait : NULL;
 }
 
-static void temp_mask_end(struct cpu *c, const struct temp_mask *t)
+void poll_mask_end(struct cpu *c, const struct poll_mask *t)
 {
     if (t->set)
         sig_mask_restore(c, &t->saved);
@@ -115,16 +104,16 @@ int64_t sys_ppoll(struct cpu *c, const uint64_t a[6])
     int e = check_timespec(c, a[2]);
     if (e)
         return e;
-    struct temp_mask t;
-    if ((e = temp_mask_apply(c, a[3], a[4], &t)))
+    struct poll_mask t;
+    if ((e = poll_mask_apply(c, a[3], a[4], &t)))
         return e;
     int64_t r = host_ret(syscall(SYS_ppoll,
                                  guest_ptr(c, a[0], a[1] * sizeof(struct pollfd),
                                            PROT_READ | PROT_WRITE),
                                  (nfds_t)a[1],
                                  opt_ptr(c, a[2], sizeof(struct timespec), PROT_READ | PROT_WRITE),
-                                 temp_mask_host(&t), KSIGSET_SIZE));
-    temp_mask_end(c, &t);
+                                 poll_mask_host(&t), KSIGSET_SIZE));
+    poll_mask_end(c, &t);
     return r;
 }
 
@@ -154,16 +143,17 @@ int64_t sys_select(struct cpu *c, const uint64_t a[6])
  * size_t ss_len; }, both guest values. */
 int64_t sys_pselect6(struct cpu *c, const uint64_t a[6])
 {
-    int e = check_timespec(c, a[4]);
-    if (e)
-        return e;
+    /* The sig argument is read before the timeout (sys_pselect6()). */
     struct {
         uint64_t ss, len;
     } sig = { 0, 0 };
     if (a[5] && copy_from_guest(c, &sig, a[5], sizeof(sig)) != 0)
         return -EFAULT;
-    struct temp_mask t;
-    if ((e = temp_mask_apply(c, sig.ss, sig.len, &t)))
+    int e = check_timespec(c, a[4]);
+    if (e)
+        return e;
+    struct poll_mask t;
+    if ((e = poll_mask_apply(c, sig.ss, sig.len, &t)))
         return e;
     uint64_t n = fdset_bytes((int)a[0]);
     int64_t r = host_ret(syscall(SYS_pselect6, (int)a[0],
@@ -173,7 +163,7 @@ int64_t sys_pselect6(struct cpu *c, const uint64_t a[6])
                                  opt_ptr(c, a[4], sizeof(struct timespec), PROT_READ | PROT_WRITE),
                                  t.set ? (void *)&(struct { const uint64_t *ss; uint64_t len; }){
                                              &t.host_wait, KSIGSET_SIZE } : NULL));
-    temp_mask_end(c, &t);
+    poll_mask_end(c, &t);
     return r;
 }
 
@@ -211,13 +201,13 @@ int64_t sys_epoll_wait(struct cpu *c, const uint64_t a[6])
 
 int64_t sys_epoll_pwait(struct cpu *c, const uint64_t a[6])
 {
-    struct temp_mask t;
-    int e = temp_mask_apply(c, a[4], a[5], &t);
+    struct poll_mask t;
+    int e = poll_mask_apply(c, a[4], a[5], &t);
     if (e)
         return e;
     int64_t r = host_ret(syscall(SYS_epoll_pwait, (int)a[0], events_ptr(c, a[1], (int)a[2]),
-                                 (int)a[2], (int)a[3], temp_mask_host(&t), KSIGSET_SIZE));
-    temp_mask_end(c, &t);
+                                 (int)a[2], (int)a[3], poll_mask_host(&t), KSIGSET_SIZE));
+    poll_mask_end(c, &t);
     return r;
 }
 
@@ -230,13 +220,13 @@ int64_t sys_epoll_pwait2(struct cpu *c, const uint64_t a[6])
     int e = check_timespec(c, a[3]);
     if (e)
         return e;
-    struct temp_mask t;
-    if ((e = temp_mask_apply(c, a[4], a[5], &t)))
+    struct poll_mask t;
+    if ((e = poll_mask_apply(c, a[4], a[5], &t)))
         return e;
     int64_t r = host_ret(syscall(SYS_epoll_pwait2, (int)a[0], events_ptr(c, a[1], (int)a[2]),
                                  (int)a[2], opt_ptr(c, a[3], sizeof(struct timespec), PROT_READ),
-                                 temp_mask_host(&t), KSIGSET_SIZE));
-    temp_mask_end(c, &t);
+                                 poll_mask_host(&t), KSIGSET_SIZE));
+    poll_mask_end(c, &t);
     return r;
 }
 

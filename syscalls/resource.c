@@ -109,7 +109,7 @@ static bool may_raise(void)
 
 /* do_prlimit() for this process: the old value into *old (if any), then
  * the new one (if any) applied; 0 or -errno. */
-static int do_prlimit(int resource, const struct rlimit *new, struct rlimit *old)
+int rlimit_self(int resource, const struct rlimit *new, struct rlimit *old)
 {
     if (resource < 0 || resource >= RLIM_NLIMITS_KERNEL)
         return -EINVAL;
@@ -135,7 +135,7 @@ static int do_prlimit(int resource, const struct rlimit *new, struct rlimit *old
 int64_t sys_getrlimit(struct cpu *c, const uint64_t a[6])
 {
     struct rlimit rl;
-    int r = do_prlimit((int)a[0], NULL, &rl);
+    int r = rlimit_self((int)a[0], NULL, &rl);
     if (r != 0)
         return r;
     return copy_to_guest(c, a[1], &rl, sizeof(rl));
@@ -146,7 +146,7 @@ int64_t sys_getrlimit(struct cpu *c, const uint64_t a[6])
 int64_t sys_ugetrlimit(struct cpu *c, const uint64_t a[6])
 {
     struct rlimit rl;
-    int r = do_prlimit((int)a[0], NULL, &rl);
+    int r = rlimit_self((int)a[0], NULL, &rl);
     if (r != 0)
         return r;
     uint32_t out[2] = { rl.rlim_cur > 0xffffffffu ? 0xffffffffu : (uint32_t)rl.rlim_cur,
@@ -162,7 +162,7 @@ int64_t sys_setrlimit(struct cpu *c, const uint64_t a[6])
         return -EFAULT;
     if ((uint32_t)a[0] >= RLIM_NLIMITS_KERNEL)
         return -EINVAL;
-    return do_prlimit((int)a[0], &rl, NULL);
+    return rlimit_self((int)a[0], &rl, NULL);
 }
 
 int64_t sys_prlimit64(struct cpu *c, const uint64_t a[6])
@@ -180,7 +180,7 @@ int64_t sys_prlimit64(struct cpu *c, const uint64_t a[6])
             return -EINVAL;
         if (a[2] && nl.rlim_cur > nl.rlim_max)
             return -EINVAL;
-        r = do_prlimit(resource, a[2] ? &nl : NULL, a[3] ? &ol : NULL);
+        r = rlimit_self(resource, a[2] ? &nl : NULL, a[3] ? &ol : NULL);
     } else {
         /* Another process: its host limits (an emulated RLIMIT_AS/DATA of
          * another elfemu process is out of reach from here). */

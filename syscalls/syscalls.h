@@ -68,9 +68,12 @@ static inline int64_t host_ret(int64_t r) { return r < 0 ? -errno : r; }
 int64_t thread_clone(struct cpu *c, uint64_t flags, uint64_t stack, uint64_t ptid,
                      uint64_t ctid, uint64_t tls);
 
-/* futex of both ABIs (thread.c): with time32 the timeout of the ops that
- * have one is an i386 guest's struct old_timespec32 (futex_time32). */
-int64_t futex_call(struct cpu *c, const uint64_t a[6], bool time32);
+/* futex of both ABIs (thread.c); ts_kind says what the timeout of the ops
+ * that have one is: the host's struct timespec (x86_64), an i386 guest's
+ * old_timespec32 (futex_time32), or the __kernel_timespec of i386's
+ * futex_time64, whose tv_nsec counts only in its low 32 bits. */
+enum { FUTEX_TS_HOST, FUTEX_TS_OLD32, FUTEX_TS_COMPAT64 };
+int64_t futex_call(struct cpu *c, const uint64_t a[6], int ts_kind);
 
 /* CLONE_SETTLS of a 32-bit guest (syscalls/ia32.c): tls is a struct
  * user_desc * for the child's GDT TLS entry, as set_thread_area takes it
@@ -100,6 +103,15 @@ void sys_set_comm(const char *path);
  * and the new process takes them back (0 or -EINVAL). */
 uint64_t sys_guest_rlimit(int resource);
 uint64_t sys_guest_rlimit_max(int resource); /* its rlim_max */
+/* do_prlimit() for the calling process (resource.c): the old value into
+ * *old (if any), then the new one (if any) applied; 0 or -errno. */
+struct rlimit;
+int rlimit_self(int resource, const struct rlimit *new, struct rlimit *old);
+
+/* struct rusage of an i386 guest stored at addr (wait.c): two 32-bit
+ * timevals, fourteen 32-bit longs; 0 or -EFAULT. */
+struct rusage;
+int ia32_put_rusage(struct cpu *c, uint64_t addr, const struct rusage *ru);
 void sys_exec_rlimits(char *buf, size_t size);
 int sys_set_exec_rlimits(const char *text);
 

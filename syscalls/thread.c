@@ -571,7 +571,7 @@ static uint32_t *futex_word(struct cpu *c, uint64_t addr, bool write)
     return (uint32_t *)(c->mm->base + addr);
 }
 
-int64_t futex_call(struct cpu *c, const uint64_t a[6], bool time32)
+int64_t futex_call(struct cpu *c, const uint64_t a[6], int ts_kind)
 {
     int op = (int)a[1], cmd = op & FUTEX_CMD_MASK;
     uint64_t arg4 = a[3];
@@ -613,11 +613,17 @@ int64_t futex_call(struct cpu *c, const uint64_t a[6], bool time32)
      * before it looks at the futex words. */
     if (timeout && a[3]) {
         const struct timespec *ts;
-        if (time32) { /* an i386 guest's old_timespec32 */
+        if (ts_kind == FUTEX_TS_OLD32) {
             int32_t t[2];
             if (copy_from_guest(c, t, a[3], sizeof(t)) != 0)
                 return -EFAULT;
             ts32 = (struct timespec){ .tv_sec = t[0], .tv_nsec = t[1] };
+            ts = &ts32;
+        } else if (ts_kind == FUTEX_TS_COMPAT64) {
+            int64_t t[2];
+            if (copy_from_guest(c, t, a[3], sizeof(t)) != 0)
+                return -EFAULT;
+            ts32 = (struct timespec){ .tv_sec = t[0], .tv_nsec = (uint32_t)t[1] };
             ts = &ts32;
         } else if (!(ts = guest_buf(c, a[3], sizeof(struct timespec), PROT_READ))) {
             return -EFAULT;
@@ -635,5 +641,5 @@ int64_t futex_call(struct cpu *c, const uint64_t a[6], bool time32)
 
 int64_t sys_futex(struct cpu *c, const uint64_t a[6])
 {
-    return futex_call(c, a, false);
+    return futex_call(c, a, FUTEX_TS_HOST);
 }

@@ -16,7 +16,7 @@
 
 /* wait4(pid, status, options, rusage): kernel_wait4() and sys_wait4(). */
 /* The rusage of an i386 guest: two 32-bit timevals, fourteen 32-bit longs. */
-static int put_rusage_ia32(struct cpu *c, uint64_t addr, const struct rusage *ru)
+int ia32_put_rusage(struct cpu *c, uint64_t addr, const struct rusage *ru)
 {
     const long *l = &ru->ru_maxrss;
     int32_t out[18] = { (int32_t)ru->ru_utime.tv_sec, (int32_t)ru->ru_utime.tv_usec,
@@ -35,7 +35,7 @@ static int64_t wait4_common(struct cpu *c, const uint64_t a[6], bool ia32)
     if (r > 0 && a[1] && copy_to_guest(c, a[1], &status, sizeof(status)) != 0)
         return -EFAULT;
     if (r > 0 && a[3] &&
-        (ia32 ? put_rusage_ia32(c, a[3], &ru) : copy_to_guest(c, a[3], &ru, sizeof(ru))) != 0)
+        (ia32 ? ia32_put_rusage(c, a[3], &ru) : copy_to_guest(c, a[3], &ru, sizeof(ru))) != 0)
         return -EFAULT;
     return r;
 }
@@ -88,7 +88,7 @@ int64_t sys_waitid_ia32(struct cpu *c, const uint64_t a[6])
     if (r < 0)
         memset(&si, 0, sizeof(si));
     bool found = r == 0 && si.si_signo != 0;
-    if (found && a[4] && put_rusage_ia32(c, a[4], &ru) != 0)
+    if (found && a[4] && ia32_put_rusage(c, a[4], &ru) != 0)
         return -EFAULT;
     if (!a[2])
         return r;

@@ -26,6 +26,7 @@
 #define NR_clock_gettime    265
 #define NR_clock_getres     266
 #define NR_clock_gettime64  403
+#define NR_getcpu           318
 
     .text
 
@@ -87,10 +88,14 @@ __kernel_vsyscall:
     .error "LDR_VDSO32_SYSENTER_RETURN_OFFSET does not match __kernel_vsyscall"
 .endif
 
-/* __vdso_<name>(a1[, a2]) makes syscall <nr> with a1 in ebx, a2 in ecx.
- * ebx is callee-saved in the i386 C ABI, so it is saved around the call;
- * after the push the first argument is at 8(%esp). */
-.macro vdso_syscall name, nr, nargs
+/* __vdso_<name>(a1, a2, a3) makes syscall <nr> with the arguments in ebx,
+ * ecx, edx.  ebx is callee-saved in the i386 C ABI, so it is saved around
+ * the call; after the push the first argument is at 8(%esp) (the words
+ * after a function's own arguments are the caller's stack, readable).  As
+ * in vdso64.S, the body before the syscall ("probe") first writes the
+ * result fields the kernel's vDSO writes in user mode, so a bad pointer
+ * faults here with SIGSEGV as natively. */
+.macro vdso_entry name
     .p2align 4
     .globl  __vdso_\name
     .type   __vdso_\name, @function
@@ -100,9 +105,11 @@ __vdso_\name:
     .cfi_adjust_cfa_offset 4
     .cfi_rel_offset %ebx, 0
     movl    8(%esp), %ebx
-.if \nargs > 1
     movl    12(%esp), %ecx
-.endif
+    movl    16(%esp), %edx
+.endm
+
+.macro vdso_exit name, nr
     movl    $\nr, %eax
     int     $0x80
     popl    %ebx
@@ -113,11 +120,76 @@ __vdso_\name:
     .size   __vdso_\name, . - __vdso_\name
 .endm
 
-    vdso_syscall clock_gettime,   NR_clock_gettime,   2
-    vdso_syscall gettimeofday,    NR_gettimeofday,    2
-    vdso_syscall time,            NR_time,            1
-    vdso_syscall clock_getres,    NR_clock_getres,    2
-    vdso_syscall clock_gettime64, NR_clock_gettime64, 2
+/* The clocks the kernel's vDSO reads itself (see vdso64.S). */
+#define VDSO_CLOCKS 0x8f3
+
+/* Jump to label when the clock id in ebx is not one of VDSO_CLOCKS. */
+.macro if_not_vdso_clock label
+    cmpl    $11, %ebx
+    ja      \label
+    movl    $VDSO_CLOCKS, %eax
+    btl     %ebx, %eax
+    jnc     \label
+.endm
+
+/* clock_gettime(clock, struct old_timespec32 *): 8 bytes. */
+    vdso_entry clock_gettime
+    if_not_vdso_clock 1f
+    movl    $0, (%ecx)
+    movl    $0, 4(%ecx)
+1:
+    vdso_exit clock_gettime, NR_clock_gettime
+
+/* gettimeofday(tv, tz): writes whichever is not NULL. */
+    vdso_entry gettimeofday
+    testl   %ebx, %ebx
+    jz      1f
+    movl    $0, (%ebx)
+    movl    $0, 4(%ebx)
+1:  testl   %ecx, %ecx
+    jz      2f
+    movl    $0, (%ecx)
+2:
+    vdso_exit gettimeofday, NR_gettimeofday
+
+/* time(t): writes *t unless t is NULL. */
+    vdso_entry time
+    testl   %ebx, %ebx
+    jz      1f
+    movl    $0, (%ebx)
+1:
+    vdso_exit time, NR_time
+
+/* getcpu(cpu, node, cache): writes *cpu and *node unless NULL. */
+    vdso_entry getcpu
+    testl   %ebx, %ebx
+    jz      1f
+    movl    $0, (%ebx)
+1:  testl   %ecx, %ecx
+    jz      2f
+    movl    $0, (%ecx)
+2:
+    vdso_exit getcpu, NR_getcpu
+
+/* clock_getres(clock, res): writes *res (unless NULL) for its clocks. */
+    vdso_entry clock_getres
+    if_not_vdso_clock 1f
+    testl   %ecx, %ecx
+    jz      1f
+    movl    $0, (%ecx)
+    movl    $0, 4(%ecx)
+1:
+    vdso_exit clock_getres, NR_clock_getres
+
+/* clock_gettime64(clock, struct __kernel_timespec *): 16 bytes. */
+    vdso_entry clock_gettime64
+    if_not_vdso_clock 1f
+    movl    $0, (%ecx)
+    movl    $0, 4(%ecx)
+    movl    $0, 8(%ecx)
+    movl    $0, 12(%ecx)
+1:
+    vdso_exit clock_gettime64, NR_clock_gettime64
 
 /* See vdso64.S. */
     .section .note.Linux, "a", @note

@@ -19,10 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/personality.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -412,6 +415,353 @@ static void file_times(void)
     rmdir(dir);
 }
 
+/* ------------------------------------------------------------ select, poll */
+
+#define BIT(fd) (1u << ((fd) % 32))
+
+/* select in the ABI's own forms: on i386 the old one (a struct of the
+ * five arguments) and _newselect, on x86_64 select. */
+static long sel(int form, int n, void *r, void *w, void *e, struct ltv *tv)
+{
+#ifdef SYS__newselect
+    if (form == 1)
+        return syscall(SYS__newselect, n, r, w, e, tv);
+    struct { long n; void *r, *w, *e; struct ltv *tv; } args = { n, r, w, e, tv };
+    return syscall(SYS_select, &args);
+#else
+    (void)form;
+    return syscall(SYS_select, n, r, w, e, tv);
+#endif
+}
+
+static void selects(int form, int rfd, int wfd, int empty)
+{
+    const char *f = form ? "_newselect" : "select";
+    char what[96];
+#define SEL(text, call) (snprintf(what, sizeof(what), "%s %s", f, text), SHOW(what, call))
+    uint32_t rs[40], ws[40];
+    memset(rs, 0, sizeof(rs));
+    memset(ws, 0, sizeof(ws));
+    rs[0] = BIT(rfd) | BIT(empty);
+    ws[0] = BIT(wfd);
+    rs[1] = ws[1] = 0xdeadbeef; /* past the sets of n <= 32: never touched */
+    struct ltv tv = { 1, 0 };
+    int n = (wfd > empty ? wfd : empty) + 1;
+    SEL("ready", sel(form, n, rs, ws, NULL, &tv));
+    printf("  read %d write %d, words after intact %d, time left <= 1 s %d\n", rs[0] == BIT(rfd),
+           ws[0] == BIT(wfd), rs[1] == 0xdeadbeef && ws[1] == 0xdeadbeef,
+           tv.sec * 1000000 + tv.usec <= 1000000 && tv.sec >= 0);
+    rs[0] = BIT(empty);
+    tv = (struct ltv){ 0, 10000 };
+    SEL("nothing ready", sel(form, n, rs, NULL, NULL, &tv));
+    printf("  set cleared %d, time left %ld.%06ld\n", rs[0] == 0, tv.sec, tv.usec);
+    tv = (struct ltv){ 0, 1500000 };
+    rs[0] = BIT(rfd);
+    SEL("usec over a second", sel(form, n, rs, NULL, NULL, &tv));
+    printf("  time left in (0.5, 1.5] s: %d\n", tv.sec == 1 || (tv.sec == 0 && tv.usec > 500000));
+    tv.sec = 0;
+    tv.usec = 0;
+    SEL("zero timeout", sel(form, n, rs, NULL, NULL, &tv));
+
+    /* A set of one 32-bit word ending a page: the compat kernel reads
+     * and writes exactly 4 bytes. */
+    long page = sysconf(_SC_PAGESIZE);
+    char *m = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    mprotect(m + page, (size_t)page, PROT_NONE);
+    uint32_t *edge = (uint32_t *)(m + page - 4);
+    *edge = BIT(rfd);
+    SEL("set ending a page", sel(form, rfd + 1, edge, NULL, NULL, &tv));
+    printf("  bit kept %d\n", *edge == BIT(rfd));
+    SEL("set ending a page, two words", sel(form, 40, edge, NULL, NULL, &tv));
+    munmap(m, (size_t)page * 2);
+
+    /* Higher descriptors: 2 words (n = 41) and 3 words (n = 71). */
+    int hi[] = { 40, 70, 1000 };
+    for (int i = 0; i < 3; i++) {
+        dup2(rfd, hi[i]);
+        memset(rs, 0, sizeof(rs));
+        rs[hi[i] / 32] = BIT(hi[i]);
+        int words = (hi[i] + 1 + 31) / 32;
+        rs[words] = 0xdeadbeef;
+        snprintf(what, sizeof(what), "%s fd %d", f, hi[i]);
+        SHOW(what, sel(form, hi[i] + 1, rs, NULL, NULL, &tv));
+        printf("  bit set %d, word after intact %d\n", rs[hi[i] / 32] == BIT(hi[i]),
+               rs[words] == 0xdeadbeef);
+        close(hi[i]);
+    }
+    memset(rs, 0, sizeof(rs));
+    rs[1] = BIT(60);
+    SEL("closed fd", sel(form, 61, rs, NULL, NULL, &tv));
+    SEL("bad set", sel(form, n, BAD, NULL, NULL, &tv));
+    SEL("bad timeout", sel(form, n, rs, NULL, NULL, BAD));
+    SEL("negative n", sel(form, -1, NULL, NULL, NULL, &tv));
+    tv.usec = -1;
+    SEL("negative usec", sel(form, n, NULL, NULL, NULL, &tv));
+    tv.usec = 0;
+    SEL("bad set, bad timeout", sel(form, n, BAD, NULL, NULL, BAD));
+#undef SEL
+}
+
+static void polls(void)
+{
+    int p[2], q[2];
+    pipe(p);
+    pipe(q); /* q stays empty */
+    write(p[1], "x", 1);
+    selects(0, p[0], p[1], q[0]);
+#ifdef SYS__newselect
+    selects(1, p[0], p[1], q[0]);
+    SHOW("old select bad arguments", syscall(SYS_select, BAD));
+#endif
+
+    /* pselect6: the timeout as the ABI's long timespec. */
+    sigset_t none;
+    sigemptyset(&none);
+    struct { sigset_t *ss; size_t len; } sig = { &none, 8 };
+    uint32_t rs[2] = { BIT(p[0]) | BIT(q[0]), 0xdeadbeef };
+    struct lts ts = { 1, 0 };
+    int n = (p[0] > q[0] ? p[0] : q[0]) + 1;
+    SHOW("pselect6 ready", syscall(SYS_pselect6, n, rs, NULL, NULL, &ts, &sig));
+    printf("  read %d, word after intact %d, time left <= 1 s %d\n", rs[0] == BIT(p[0]),
+           rs[1] == 0xdeadbeef, ns(&ts) <= 1000000000ll && ns(&ts) >= 0);
+    rs[0] = BIT(q[0]);
+    ts = (struct lts){ 0, 10000000 };
+    SHOW("pselect6 nothing ready", syscall(SYS_pselect6, n, rs, NULL, NULL, &ts, &sig));
+    printf("  set cleared %d, time left %ld.%09ld\n", rs[0] == 0, ts.sec, ts.nsec);
+    SHOW("pselect6 no sig", syscall(SYS_pselect6, n, rs, NULL, NULL, &ts, NULL));
+    sig.len = 4;
+    SHOW("pselect6 bad sigset size", syscall(SYS_pselect6, n, rs, NULL, NULL, &ts, &sig));
+    sig.len = 8;
+    SHOW("pselect6 bad sig", syscall(SYS_pselect6, n, rs, NULL, NULL, &ts, BAD));
+    SHOW("pselect6 bad timeout", syscall(SYS_pselect6, n, rs, NULL, NULL, BAD, &sig));
+    SHOW("pselect6 bad set", syscall(SYS_pselect6, n, BAD, NULL, NULL, &ts, &sig));
+    ts.nsec = -1;
+    SHOW("pselect6 bad nsec", syscall(SYS_pselect6, n, rs, NULL, NULL, &ts, &sig));
+    SHOW("pselect6 bad nsec, bad sig", syscall(SYS_pselect6, n, rs, NULL, NULL, &ts, BAD));
+    SHOW("pselect6 bad timeout, bad sig", syscall(SYS_pselect6, n, rs, NULL, NULL, BAD, BAD));
+
+    struct pollfd pf[2] = { { p[0], POLLIN, 0 }, { q[0], POLLIN, 0 } };
+    ts = (struct lts){ 1, 0 };
+    SHOW("ppoll ready", syscall(SYS_ppoll, pf, 2, &ts, &none, 8));
+    printf("  revents %d %d, time left <= 1 s %d\n", pf[0].revents, pf[1].revents,
+           ns(&ts) <= 1000000000ll && ns(&ts) >= 0);
+    ts = (struct lts){ 0, 10000000 };
+    SHOW("ppoll nothing ready", syscall(SYS_ppoll, &pf[1], 1, &ts, NULL, 8));
+    printf("  time left %ld.%09ld\n", ts.sec, ts.nsec);
+    SHOW("ppoll bad timeout", syscall(SYS_ppoll, pf, 2, BAD, NULL, 8));
+    SHOW("ppoll bad sigset size", syscall(SYS_ppoll, pf, 2, &ts, &none, 4));
+    SHOW("ppoll bad fds", syscall(SYS_ppoll, BAD, 2, &ts, NULL, 8));
+    ts.nsec = 1000000000;
+    SHOW("ppoll bad nsec", syscall(SYS_ppoll, pf, 2, &ts, NULL, 8));
+
+#ifdef SYS_pselect6_time64
+    /* The time64 calls of i386: the kernel reads tv_nsec as 32 bits for a
+     * 32-bit process, so what is above them does not matter. */
+    struct { long long sec; long nsec, pad; } t64 = { 0, 10000000, 0x5a5a5a5a };
+    rs[0] = BIT(q[0]);
+    SHOW("pselect6_time64 padded", syscall(SYS_pselect6_time64, n, rs, NULL, NULL, &t64, &sig));
+    printf("  time left %lld.%09ld\n", t64.sec, t64.nsec);
+    t64.sec = 0;
+    t64.nsec = 10000000;
+    t64.pad = 0x5a5a5a5a;
+    SHOW("ppoll_time64 padded", syscall(SYS_ppoll_time64, &pf[1], 1, &t64, NULL, 8));
+    t64.nsec = -1;
+    SHOW("ppoll_time64 bad nsec", syscall(SYS_ppoll_time64, &pf[1], 1, &t64, NULL, 8));
+#endif
+    close(p[0]);
+    close(p[1]);
+    close(q[0]);
+    close(q[1]);
+}
+
+/* ------------------------------------------------------------ limits, usage, names */
+
+struct lsysinfo {
+    long uptime;
+    unsigned long loads[3];
+    unsigned long totalram, freeram, sharedram, bufferram, totalswap, freeswap;
+    unsigned short procs, pad;
+    unsigned long totalhigh, freehigh;
+    unsigned int mem_unit;
+    char f[20 - 2 * sizeof(long) - sizeof(int)];
+};
+
+static void limits(void)
+{
+    static const struct { int res; const char *name; } lim[] = {
+        { RLIMIT_NOFILE, "NOFILE" }, { RLIMIT_STACK, "STACK" }, { RLIMIT_AS, "AS" },
+        { RLIMIT_CORE, "CORE" }, { RLIMIT_CPU, "CPU" }, { RLIMIT_NPROC, "NPROC" },
+    };
+    unsigned long rl[2];
+    for (size_t i = 0; i < sizeof(lim) / sizeof(lim[0]); i++) {
+        long r = syscall(SYS_getrlimit, lim[i].res, rl);
+        printf("getrlimit %s: %ld, %#lx %#lx\n", lim[i].name, r, rl[0], rl[1]);
+#ifdef SYS_ugetrlimit
+        r = syscall(SYS_ugetrlimit, lim[i].res, rl);
+        printf("ugetrlimit %s: %ld, %#lx %#lx\n", lim[i].name, r, rl[0], rl[1]);
+#endif
+    }
+    SHOW("getrlimit bad resource", syscall(SYS_getrlimit, 99, rl));
+    SHOW("getrlimit bad pointer", syscall(SYS_getrlimit, RLIMIT_NOFILE, BAD));
+    fflush(stdout);
+    if (fork() == 0) { /* changes only in a child */
+        syscall(SYS_getrlimit, RLIMIT_NOFILE, rl);
+        unsigned long nl[2] = { 32, rl[1] };
+        SHOW("setrlimit NOFILE 32", syscall(SYS_setrlimit, RLIMIT_NOFILE, nl));
+        syscall(SYS_getrlimit, RLIMIT_NOFILE, rl);
+        printf("  now %lu\n", rl[0]);
+        nl[0] = nl[1] = (unsigned long)-1;
+        SHOW("setrlimit CORE all ones", syscall(SYS_setrlimit, RLIMIT_CORE, nl));
+        struct rlimit64 r64;
+        prlimit64(0, RLIMIT_CORE, NULL, &r64);
+        printf("  CORE unlimited: %d %d\n", r64.rlim_cur == RLIM64_INFINITY, r64.rlim_max == RLIM64_INFINITY);
+        nl[0] = 10;
+        nl[1] = 5;
+        SHOW("setrlimit cur > max", syscall(SYS_setrlimit, RLIMIT_NOFILE, nl));
+        SHOW("setrlimit bad resource", syscall(SYS_setrlimit, 99, nl));
+        SHOW("setrlimit bad pointer", syscall(SYS_setrlimit, RLIMIT_NOFILE, BAD));
+        SHOW("setrlimit bad resource and pointer", syscall(SYS_setrlimit, 99, BAD));
+        fflush(stdout);
+        _exit(0);
+    }
+    wait(NULL);
+
+    struct { struct ltv utime, stime; long rest[14]; } ru;
+    memset(&ru, 0x55, sizeof(ru));
+    SHOW("getrusage self", syscall(SYS_getrusage, RUSAGE_SELF, &ru));
+    printf("  maxrss positive %d, usec in range %d, nswap %ld\n", ru.rest[0] > 0,
+           ru.utime.usec >= 0 && ru.utime.usec < 1000000 && ru.stime.usec >= 0 && ru.stime.usec < 1000000,
+           ru.rest[6]);
+    SHOW("getrusage children", syscall(SYS_getrusage, RUSAGE_CHILDREN, &ru));
+    printf("  child's maxrss positive %d\n", ru.rest[0] > 0);
+    SHOW("getrusage thread", syscall(SYS_getrusage, RUSAGE_THREAD, &ru));
+    SHOW("getrusage bad who", syscall(SYS_getrusage, 5, &ru));
+    SHOW("getrusage bad pointer", syscall(SYS_getrusage, RUSAGE_SELF, BAD));
+
+    long t[4] = { -1, -1, -1, -1 };
+    long r1 = syscall(SYS_times, t);
+    long r2 = syscall(SYS_times, NULL);
+    printf("times: ticks go on %d, fields set %d\n", r1 != -1 && r2 - r1 >= 0 && r2 - r1 < 1000,
+           t[0] >= 0 && t[1] >= 0 && t[2] >= 0 && t[3] >= 0);
+    SHOW("times bad pointer", syscall(SYS_times, BAD));
+
+    struct lsysinfo si;
+    memset(&si, 0x55, sizeof(si));
+    SHOW("sysinfo", syscall(SYS_sysinfo, &si));
+    struct timespec boot;
+    clock_gettime(CLOCK_BOOTTIME, &boot);
+    printf("  mem_unit %u totalram %lu totalswap %lu totalhigh %lu freehigh %lu\n", si.mem_unit,
+           si.totalram, si.totalswap, si.totalhigh, si.freehigh);
+    printf("  free <= total %d, procs %d, uptime agrees %d\n",
+           si.freeram <= si.totalram && si.freeswap <= si.totalswap, si.procs > 0,
+           labs(si.uptime - (long)boot.tv_sec) <= 2);
+    SHOW("sysinfo bad pointer", syscall(SYS_sysinfo, BAD));
+}
+
+static void names(const char *when)
+{
+    struct utsname u;
+    SHOW("uname", syscall(SYS_uname, &u));
+    printf("  %s: %s %s\n", when, u.sysname, u.machine);
+#ifdef SYS_olduname
+    char old[5][65];
+    memset(old, 0x55, sizeof(old));
+    SHOW("olduname", syscall(SYS_olduname, old));
+    printf("  %s: %s %s, release same %d\n", when, old[0], old[4], !strcmp(old[2], u.release));
+    char oldold[5][9];
+    memset(oldold, 0x55, sizeof(oldold));
+    SHOW("oldolduname", syscall(SYS_oldolduname, oldold));
+    printf("  %s: %s, release same %d, machine bytes", when, oldold[0],
+           !strncmp(oldold[2], u.release, 8) && !oldold[2][8]);
+    for (int i = 0; i < 9; i++)
+        printf(" %02x", (unsigned char)oldold[4][i]);
+    printf("\n");
+    SHOW("olduname bad pointer", syscall(SYS_olduname, BAD));
+    SHOW("oldolduname NULL", syscall(SYS_oldolduname, NULL));
+#endif
+    SHOW("uname bad pointer", syscall(SYS_uname, BAD));
+}
+
+/* ------------------------------------------------------------ i386 time64 */
+
+#ifdef SYS_clock_nanosleep_time64
+#include <sys/epoll.h>
+/* __kernel_timespec as glibc's i386 struct __timespec64 lays it out: the
+ * padding above tv_nsec is not cleared; a 32-bit process's kernel reads
+ * tv_nsec as 32 bits. */
+struct ts64 {
+    long long sec;
+    long nsec, pad;
+};
+#define PADDED(s, n) ((struct ts64){ (s), (n), 0x5a5a5a5a })
+
+static void time64_calls(void)
+{
+    struct ts64 t = PADDED(0, 1000000), rem = PADDED(7, 7);
+    SHOW("clock_nanosleep_time64 padded", syscall(SYS_clock_nanosleep_time64, CLOCK_MONOTONIC, 0, &t, &rem));
+    printf("  rem untouched %d\n", rem.sec == 7 && rem.nsec == 7);
+    SHOW("clock_nanosleep_time64 bad clock", syscall(SYS_clock_nanosleep_time64, 12345, 0, BAD, NULL));
+    t.nsec = -1;
+    SHOW("clock_nanosleep_time64 bad nsec", syscall(SYS_clock_nanosleep_time64, CLOCK_MONOTONIC, 0, &t, NULL));
+    t = PADDED(0, 0);
+    SHOW("clock_settime64 monotonic", syscall(SYS_clock_settime64, CLOCK_MONOTONIC, &t));
+    SHOW("clock_settime64 bad clock and pointer", syscall(SYS_clock_settime64, 12345, BAD));
+    SHOW("clock_settime64 bad pointer", syscall(SYS_clock_settime64, CLOCK_REALTIME, BAD));
+
+    int id;
+    struct lsigevent sev;
+    memset(&sev, 0, sizeof(sev));
+    sev.notify = SIGEV_NONE;
+    syscall(SYS_timer_create, CLOCK_MONOTONIC, &sev, &id);
+    struct ts64 its[2] = { PADDED(0, 500), PADDED(10, 0) }, old[2];
+    memset(old, 0x55, sizeof(old));
+    SHOW("timer_settime64 padded", syscall(SYS_timer_settime64, id, 0, its, old));
+    printf("  old zero %d\n", !old[1].sec && !old[1].nsec && !old[0].nsec && !old[0].pad);
+    SHOW("timer_gettime64", syscall(SYS_timer_gettime64, id, old));
+    printf("  interval %lld.%09ld, value in (8, 10] %d\n", old[0].sec, old[0].nsec,
+           old[1].sec >= 8 && old[1].sec <= 10);
+    SHOW("timer_settime64 bad new", syscall(SYS_timer_settime64, id, 0, BAD, NULL));
+    syscall(SYS_timer_delete, id);
+
+    int fd = (int)syscall(SYS_timerfd_create, CLOCK_MONOTONIC, 0);
+    its[0] = PADDED(0, 0);
+    its[1] = PADDED(10, 1);
+    SHOW("timerfd_settime64 padded", syscall(SYS_timerfd_settime64, fd, 0, its, old));
+    SHOW("timerfd_gettime64", syscall(SYS_timerfd_gettime64, fd, old));
+    printf("  value in (8, 10] %d\n", old[1].sec >= 8 && old[1].sec <= 10);
+    its[1].nsec = 1000000000;
+    SHOW("timerfd_settime64 bad nsec", syscall(SYS_timerfd_settime64, fd, 0, its, NULL));
+    close(fd);
+
+    char path[] = "/tmp/time64.XXXXXX";
+    fd = mkstemp(path);
+    struct ts64 ut[2] = { PADDED(7000, 5), PADDED(8000, UTIME_OMIT) };
+    SHOW("utimensat_time64 padded", syscall(SYS_utimensat_time64, AT_FDCWD, path, ut, 0));
+    struct statx sx;
+    statx(AT_FDCWD, path, 0, STATX_ATIME, &sx);
+    printf("  atime %lld.%09u\n", (long long)sx.stx_atime.tv_sec, sx.stx_atime.tv_nsec);
+    ut[0] = PADDED(0, UTIME_OMIT);
+    SHOW("utimensat_time64 both omitted", syscall(SYS_utimensat_time64, -1, BAD, ut, 0));
+    close(fd);
+    unlink(path);
+
+    static uint32_t word;
+    t = PADDED(0, 1000000);
+    SHOW("futex_time64 padded", syscall(SYS_futex_time64, &word, FUTEX_WAIT_PRIVATE, 0, &t, NULL, 0));
+    t.nsec = -1;
+    SHOW("futex_time64 bad nsec", syscall(SYS_futex_time64, &word, FUTEX_WAIT_PRIVATE, 0, &t, NULL, 0));
+
+    int ep = epoll_create1(0);
+    struct epoll_event ev[2];
+    t = PADDED(0, 1000000);
+    SHOW("epoll_pwait2 padded", syscall(SYS_epoll_pwait2, ep, ev, 2, &t, NULL, 8));
+    t.nsec = 1000000000;
+    SHOW("epoll_pwait2 bad nsec", syscall(SYS_epoll_pwait2, ep, ev, 2, &t, NULL, 8));
+    SHOW("epoll_pwait2 bad timeout", syscall(SYS_epoll_pwait2, ep, ev, 2, BAD, NULL, 8));
+    close(ep);
+}
+#endif
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -421,5 +771,18 @@ int main(void)
     timers();
     sched_futex();
     file_times();
+    polls();
+#ifdef SYS_clock_nanosleep_time64
+    time64_calls();
+#endif
+    limits();
+    names("default");
+    fflush(stdout);
+    if (fork() == 0) {
+        SHOW("personality LINUX32", syscall(SYS_personality, PER_LINUX32) & PER_MASK);
+        names("PER_LINUX32");
+        _exit(0);
+    }
+    wait(NULL);
     return 0;
 }
