@@ -13,6 +13,7 @@
 #include <sys/sysinfo.h>
 #include <sys/times.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "syscalls/syscalls.h"
@@ -55,12 +56,32 @@ int64_t sys_getrusage_ia32(struct cpu *c, const uint64_t a[6])
     return ia32_put_rusage(c, a[1], &ru);
 }
 
-/* times: struct tms of four 32-bit clock_t, and the tick count truncated to
- * 32 bits as the result (never an error, whatever its sign).  The kernel
- * converts each field from USER_HZ ticks to jiffies and back
- * (clock_t_to_compat_clock_t()), which on a kernel whose HZ is not a
- * multiple of 100 can take a tick off an odd count; elfemu cannot see HZ
- * and keeps the host's value. */
+/* The kernel's HZ: the coarse clocks tick once a jiffy, and their
+ * resolution is TICK_NSEC = (NSEC_PER_SEC + HZ/2) / HZ. */
+static uint64_t kernel_hz(void)
+{
+    struct timespec r;
+    if (syscall(SYS_clock_getres, CLOCK_MONOTONIC_COARSE, &r) != 0 || r.tv_sec || r.tv_nsec <= 0)
+        return 100;
+    return (1000000000ull + (uint64_t)r.tv_nsec / 2) / (uint64_t)r.tv_nsec;
+}
+
+/* clock_t_to_compat_clock_t(): USER_HZ ticks to jiffies and back to
+ * COMPAT_USER_HZ ticks, which loses a tick of an odd count where HZ is not
+ * a multiple of 100 (HZ 250: 1 -> 2 jiffies -> 0). */
+static uint32_t compat_clock(uint64_t x, uint64_t hz)
+{
+    uint64_t j;
+    if (hz % 100 == 0)
+        j = x >= UINT64_MAX / (hz / 100) ? UINT64_MAX : x * (hz / 100);
+    else
+        j = x >= UINT64_MAX / hz * 100 ? UINT64_MAX : x * hz / 100;
+    return (uint32_t)(j * 100 / hz);
+}
+
+/* times: struct tms of four 32-bit clock_t converted as above, and the tick
+ * count truncated to 32 bits as the result (never an error, whatever its
+ * sign; the kernel's jiffies * 100 / HZ is the host's own value). */
 int64_t sys_times_ia32(struct cpu *c, const uint64_t a[6])
 {
     struct tms t;
@@ -69,8 +90,11 @@ int64_t sys_times_ia32(struct cpu *c, const uint64_t a[6])
     if (r == -1 && errno)
         return -errno;
     if (a[0]) {
-        uint32_t out[4] = { (uint32_t)t.tms_utime, (uint32_t)t.tms_stime, (uint32_t)t.tms_cutime,
-                            (uint32_t)t.tms_cstime };
+        uint64_t hz = kernel_hz();
+        uint32_t out[4] = { compat_clock((uint64_t)t.tms_utime, hz),
+                            compat_clock((uint64_t)t.tms_stime, hz),
+                            compat_clock((uint64_t)t.tms_cutime, hz),
+                            compat_clock((uint64_t)t.tms_cstime, hz) };
         if (copy_to_guest(c, a[0], out, sizeof(out)) != 0)
             return -EFAULT;
     }

@@ -347,8 +347,9 @@ static void eventfd_tests(void)
     printf("  disarmed %s\n", cur.it_value.tv_sec == 0 && cur.it_value.tv_nsec == 0 ? "yes" : "no");
     its.it_value.tv_nsec = 1000000000;
     show("timerfd_settime bad nsec", timerfd_settime(t, 0, &its, NULL));
-    show("timerfd_settime bad pointer", timerfd_settime(t, 0, BAD, NULL));
-    show("timerfd_gettime bad pointer", timerfd_gettime(t, BAD));
+    /* Raw calls: a 32-bit C library converts the structures itself. */
+    show("timerfd_settime bad pointer", syscall(SYS_timerfd_settime, t, 0, BAD, NULL));
+    show("timerfd_gettime bad pointer", syscall(SYS_timerfd_gettime, t, BAD));
     close(t);
     show("timerfd_create bad clock", timerfd_create(77, 0));
 }

@@ -644,6 +644,39 @@ static void limits(void)
     printf("times: ticks go on %d, fields set %d\n", r1 != -1 && r2 - r1 >= 0 && r2 - r1 < 1000,
            t[0] >= 0 && t[1] >= 0 && t[2] >= 0 && t[3] >= 0);
     SHOW("times bad pointer", syscall(SYS_times, BAD));
+    /* The children's user time, fixed once they are reaped, against the
+     * same time from getrusage: a 32-bit process gets it converted to
+     * jiffies and back (clock_t_to_compat_clock_t()), HZ being the tick
+     * of the coarse clocks. */
+    fflush(stdout);
+    if (fork() == 0) {
+        struct timespec cpu;
+        volatile unsigned long spin = 0;
+        do {
+            for (int i = 0; i < 1000000; i++)
+                spin += (unsigned long)i;
+            clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
+        } while (cpu.tv_sec == 0 && cpu.tv_nsec < 130000000);
+        _exit(0);
+    }
+    wait(NULL);
+    syscall(SYS_times, t);
+    syscall(SYS_getrusage, RUSAGE_CHILDREN, &ru);
+    struct timespec res;
+    clock_getres(CLOCK_MONOTONIC_COARSE, &res);
+    unsigned long long hz = (1000000000ull + (unsigned long long)res.tv_nsec / 2) / (unsigned long long)res.tv_nsec;
+    int same = 1;
+    for (int i = 0; i < 2; i++) {
+        struct ltv *tv = i ? &ru.stime : &ru.utime;
+        unsigned long long x = ((unsigned long long)tv->sec * 1000000 + (unsigned long long)tv->usec) / 10000;
+        unsigned long long want = x;
+        if (sizeof(long) == 4) {
+            unsigned long long j = hz % 100 == 0 ? x * (hz / 100) : x * hz / 100;
+            want = j * 100 / hz;
+        }
+        same &= (unsigned long long)t[2 + i] == want;
+    }
+    printf("times: children's times as the kernel converts them: %d\n", same);
 
     struct lsysinfo si;
     memset(&si, 0x55, sizeof(si));
