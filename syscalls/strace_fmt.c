@@ -545,16 +545,19 @@ void fmt_iovec(struct sbuf *b, struct cpu *c, uint64_t addr, uint64_t n, uint64_
 
 /* ------------------------------------------------------------ structures */
 
+/* The i386 rows that show a timespec are the time64 calls: a
+ * __kernel_timespec, of whose tv_nsec Linux reads the low 32 bits for a
+ * 32-bit process (the time32 rows of ia32_time.c show a pointer). */
 void fmt_timespec(struct sbuf *b, struct cpu *c, uint64_t addr)
 {
     int64_t sec, nsec;
     if (c->bits == 32) {
-        int32_t t[2];
+        int64_t t[2];
         if (!addr || guest_read_some(c, addr, t, sizeof(t)) != sizeof(t)) {
             fmt_ptr(b, addr);
             return;
         }
-        sec = t[0], nsec = t[1];
+        sec = t[0], nsec = (uint32_t)t[1];
     } else {
         int64_t t[2];
         if (!addr || guest_read_some(c, addr, t, sizeof(t)) != sizeof(t)) {
