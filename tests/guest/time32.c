@@ -795,6 +795,57 @@ static void time64_calls(void)
 }
 #endif
 
+/* ------------------------------------------------------------ interrupted */
+
+static volatile sig_atomic_t alarms;
+static void on_alarm(int sig) { (void)sig; alarms++; }
+
+/* A sleep or wait cut short by a handled signal (no SA_RESTART): EINTR,
+ * with the time left stored where the call stores it. */
+static void interrupted(void)
+{
+    struct sigaction sa = { .sa_handler = on_alarm };
+    sigaction(SIGALRM, &sa, NULL);
+    struct litimerval in = { { 0, 0 }, { 0, 100000 } }, off = { { 0, 0 }, { 0, 0 } };
+
+    struct lts req = { 3, 0 }, rem = { -1, -1 };
+    syscall(SYS_setitimer, ITIMER_REAL, &in, NULL);
+    SHOW("nanosleep interrupted", syscall(SYS_nanosleep, &req, &rem));
+    printf("  handler ran %d, time left in (2, 3) s %d\n", (int)alarms, rem.sec == 2 && rem.nsec > 0);
+
+    rem = (struct lts){ -1, -1 };
+    syscall(SYS_setitimer, ITIMER_REAL, &in, NULL);
+    SHOW("clock_nanosleep interrupted", syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &req, &rem));
+    printf("  time left in (2, 3) s %d\n", rem.sec == 2 && rem.nsec > 0);
+
+    int p[2];
+    pipe(p);
+    uint32_t rs[2] = { BIT(p[0]), 0xdeadbeef };
+    struct ltv tv = { 3, 0 };
+    syscall(SYS_setitimer, ITIMER_REAL, &in, NULL);
+    SHOW("select interrupted", sel(0, p[0] + 1, rs, NULL, NULL, &tv));
+    printf("  set untouched %d, time left in (2, 3) s %d\n", rs[0] == BIT(p[0]) && rs[1] == 0xdeadbeef,
+           tv.sec == 2 && tv.usec > 0);
+
+    struct pollfd pf = { p[0], POLLIN, 0 };
+    struct lts ts = { 3, 0 };
+    syscall(SYS_setitimer, ITIMER_REAL, &in, NULL);
+    SHOW("ppoll interrupted", syscall(SYS_ppoll, &pf, 1, &ts, NULL, 8));
+    printf("  time left in (2, 3) s %d\n", ts.sec == 2 && ts.nsec > 0);
+#ifdef SYS_clock_nanosleep_time64
+    struct ts64 r64 = { 3, 0, 0 }, left64 = { -1, -1, -1 };
+    syscall(SYS_setitimer, ITIMER_REAL, &in, NULL);
+    SHOW("clock_nanosleep_time64 interrupted",
+         syscall(SYS_clock_nanosleep_time64, CLOCK_MONOTONIC, 0, &r64, &left64));
+    printf("  time left in (2, 3) s %d, padding cleared %d\n", left64.sec == 2 && left64.nsec > 0,
+           left64.pad == 0);
+#endif
+    syscall(SYS_setitimer, ITIMER_REAL, &off, NULL);
+    printf("alarms: %d\n", (int)alarms);
+    close(p[0]);
+    close(p[1]);
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -808,6 +859,7 @@ int main(void)
 #ifdef SYS_clock_nanosleep_time64
     time64_calls();
 #endif
+    interrupted();
     limits();
     names("default");
     fflush(stdout);
