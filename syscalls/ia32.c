@@ -179,3 +179,11 @@ int64_t sys_clone_ia32(struct cpu *c, const uint64_t a[6])
     const uint64_t b[6] = { a[0], a[1], a[2], a[4], a[3], 0 };
     return sys_clone(c, b);
 }
+
+/* waitpid(pid, status, options): i386's older call, wait4 without the
+ * rusage (kernel_wait4(pid, status, options, NULL)). */
+int64_t sys_waitpid_ia32(struct cpu *c, const uint64_t a[6])
+{
+    const uint64_t b[6] = { a[0], a[1], a[2], 0, 0, 0 };
+    return sys_wait4_ia32(c, b);
+}

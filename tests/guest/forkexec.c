@@ -458,6 +458,28 @@ static void spawn_tests(void)
     }
 }
 
+/* i386's old waitpid call (7), which x86_64 does not have. */
+static void raw_waitpid(void)
+{
+#ifdef __i386__
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(21);
+    int st = 0;
+    printf("i386 waitpid returns the child: %d\n",
+           (int)syscall(SYS_waitpid, pid, &st, 0) == pid);
+    show_status("waitpid child", st);
+    SHOW("waitpid no child", syscall(SYS_waitpid, -1, &st, 0));
+    SHOW("waitpid bad options", syscall(SYS_waitpid, -1, &st, 0x7000));
+    pid = fork();
+    if (pid == 0)
+        _exit(22);
+    SHOW("waitpid bad status pointer (the child is reaped)",
+         syscall(SYS_waitpid, pid, (int *)8, 0) == -1 && errno == EFAULT);
+    SHOW("waitpid after it", syscall(SYS_waitpid, pid, &st, WNOHANG));
+#endif
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -466,6 +488,7 @@ int main(void)
     vfork_exit();
     wait4_rusage();
     wait_id();
+    raw_waitpid();
     raw_clones();
     groups_sessions();
     exec_tests();
