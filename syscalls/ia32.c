@@ -4,6 +4,7 @@
  * x86_64 handlers where every argument means the same (ints, descriptors,
  * paths, byte buffers, and the structures whose layout is the same on both:
  * statx, pollfd, the 64-bit-time ones); see the i386 numbers in list.h. */
+#include <asm/prctl.h>
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
@@ -186,4 +187,19 @@ int64_t sys_waitpid_ia32(struct cpu *c, const uint64_t a[6])
 {
     const uint64_t b[6] = { a[0], a[1], a[2], 0, 0, 0 };
     return sys_wait4_ia32(c, b);
+}
+
+/* arch_prctl of i386 (384; compat: do_arch_prctl_common()): the options
+ * both ABIs share; the FS and GS bases are 64-bit only (EINVAL). */
+int64_t sys_arch_prctl_ia32(struct cpu *c, const uint64_t a[6])
+{
+    switch (a[0]) {
+    case ARCH_SET_FS:
+    case ARCH_GET_FS:
+    case ARCH_SET_GS:
+    case ARCH_GET_GS:
+        return -EINVAL;
+    default:
+        return sys_arch_prctl(c, a);
+    }
 }

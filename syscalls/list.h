@@ -360,6 +360,7 @@ SYSCALL(ugetrlimit, -1, 191, "d:rp")
 SYSCALL(clone_ia32, -1, 120, "d:cpppp")
 SYSCALL(wait4_ia32, -1, 114, "d:dWO_r")
 SYSCALL(waitpid_ia32, -1, 7, "d:dWO")
+SYSCALL(arch_prctl_ia32, -1, 384, "d:Rx")
 /* ia32_fs.c: file calls whose i386 structures or arguments differ */
 SYSCALL(oldstat_ia32, -1, 18, "d:sp")
 SYSCALL(oldfstat_ia32, -1, 28, "d:fp")

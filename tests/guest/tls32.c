@@ -10,6 +10,7 @@
 #error "an ia32 program: build it with -m32"
 #endif
 #include <asm/ldt.h>
+#include <asm/prctl.h>
 #include <errno.h>
 #include <linux/sched.h>
 #include <pthread.h>
@@ -308,6 +309,23 @@ static void set_area_checks(void)
     printf("get_thread_area entry 3: %d %s\n", e, strerror(errno));
 }
 
+/* arch_prctl (i386 number 384): the FS/GS base options are 64-bit only. */
+static void arch_prctl_checks(void)
+{
+    unsigned long long v = 0;
+    const struct {
+        const char *name;
+        unsigned op;
+    } ops[] = { { "ARCH_SET_FS", ARCH_SET_FS }, { "ARCH_GET_FS", ARCH_GET_FS },
+                { "ARCH_SET_GS", ARCH_SET_GS }, { "ARCH_GET_GS", ARCH_GET_GS },
+                { "ARCH_GET_CPUID", ARCH_GET_CPUID }, { "0x9999", 0x9999 } };
+    for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+        errno = 0;
+        long r = syscall(SYS_arch_prctl, ops[i].op, &v);
+        printf("arch_prctl %s: %ld %s\n", ops[i].name, r, r < 0 ? strerror(errno) : "");
+    }
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -321,5 +339,6 @@ int main(void)
     fork_like(0);
     fork_like(1);
     set_area_checks();
+    arch_prctl_checks();
     return 0;
 }
