@@ -204,21 +204,3 @@ int64_t sys_oldolduname_ia32(struct cpu *c, const uint64_t a[6])
     memcpy(out[4], u.machine, 8);
     return copy_to_guest(c, a[0], out, sizeof(out));
 }
-
-/* ------------------------------------------------------------ arch_prctl */
-
-/* The compat arch_prctl is do_arch_prctl_common(): the FS/GS base codes
- * are x86_64's own and unknown to a 32-bit process (EINVAL); the others
- * (CPUID faulting, XSTATE permissions) are the x86_64 handler's. */
-int64_t sys_arch_prctl_ia32(struct cpu *c, const uint64_t a[6])
-{
-    switch (a[0]) {
-    case 0x1001: /* ARCH_SET_GS */
-    case 0x1002: /* ARCH_SET_FS */
-    case 0x1003: /* ARCH_GET_FS */
-    case 0x1004: /* ARCH_GET_GS */
-        return -EINVAL;
-    default:
-        return sys_arch_prctl(c, a);
-    }
-}
