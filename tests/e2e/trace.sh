@@ -91,6 +91,15 @@ check "glibc: ld.so's functions (_dl_*) before main" $(head -n "$m" "$tmp/g" | g
 check "glibc: exit after main" $(tail -n +"$m" "$tmp/g" | grep -q '<exit[+>]'; echo $?)
 check "glibc: the sequence numbers go 1, 2, 3... without a gap" $(awk '$1 != NR { exit 1 }' "$tmp/g"; echo $?)
 
+# Threads: each line carries its thread's id, and --trace-sym follows the
+# function in every thread (threads.c runs detached() on many threads: 5
+# instructions each, the last its ret).
+run "$tmp/t" --trace --trace-sym=detached ./threads_64_static
+check "threads: exit status as natively (5)" $([ $? = 5 ]; echo $?)
+check "threads: every line is [TID] in detached" $([ -s "$tmp/t" ] && ! grep -qv '^[0-9]* \[[0-9]*\] 0x[0-9a-f]* <detached[+>]' "$tmp/t"; echo $?)
+check "threads: 5 lines per thread, the last a ret" $(cut -d' ' -f2 "$tmp/t" | sort | uniq -c | awk '$1 != 5 { exit 1 }' &&
+    for tid in $(cut -d' ' -f2 "$tmp/t" | sort -u | tr -d '[]'); do grep -F " [$tid] " "$tmp/t" | tail -1 | grep -q ' ret' || exit 1; done; echo $?)
+
 # --trace-file: the file, nothing on stderr; truncated when run again.
 env -i "$elfemu" --trace --trace-file "$tmp/file" ./trace_asm64 >/dev/null 2>"$tmp/err"
 check "--trace-file: the file as expected, stderr empty" $(same "$dir/trace_asm64.intel" "$tmp/file" && [ ! -s "$tmp/err" ]; echo $?)
