@@ -96,7 +96,12 @@ static void mmap_tests(const char *dir)
     show_map("unaligned offset", mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 5));
     show_map("neither private nor shared", mmap(NULL, PAGE, PROT_READ, MAP_ANONYMOUS, -1, 0));
     show_map("bad fd", mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE, 999, 0));
-    show_map("huge", mmap(NULL, (size_t)1 << 62, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+#if __SIZEOF_SIZE_T__ == 8
+    const size_t huge = (size_t)1 << 62;
+#else
+    const size_t huge = 0xf0000000u; /* more than a 32-bit address space has free */
+#endif
+    show_map("huge", mmap(NULL, huge, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
 
     char *a = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     show_map("anonymous 4 pages", a);
