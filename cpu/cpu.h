@@ -90,6 +90,7 @@ struct cpu {
     enum cpu_stop stop;
     int stop_code;          /* exit status or signal number */
     bool log_unimplemented;
+    bool cpuid_faults;      /* ARCH_SET_CPUID 0: CPUID raises #GP (SIGSEGV) */
 
     /* SSE */
     xmm_t xmm[16];

@@ -76,6 +76,9 @@ static void op_gp(struct cpu *c, const struct op *op)
 static void op_cpuid(struct cpu *c, const struct op *op)
 {
     uint32_t r[4];
+    /* CPUID faulting (arch_prctl ARCH_SET_CPUID 0): #GP at the instruction. */
+    if (c->cpuid_faults)
+        cpu_fault_trap(c, SIGSEGV, 0x80 /* SI_KERNEL */, 0, 13 /* #GP */);
     cpu_cpuid((uint32_t)c->r[R_AX], (uint32_t)c->r[R_CX], c->bits, r);
     set_gpr32(c, SLOT_GPR(R_AX), r[0]);
     set_gpr32(c, SLOT_GPR(R_BX), r[1]);

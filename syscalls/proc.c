@@ -36,6 +36,24 @@ int64_t sys_uname(struct cpu *c, const uint64_t a[6])
     return copy_to_guest(c, a[0], &u, sizeof(u));
 }
 
+/* ARCH_SET_CPUID (set_cpuid_mode()): the kernel answers ENODEV on a CPU
+ * without X86_FEATURE_CPUID_FAULT, whatever the argument.  The emulated CPU
+ * could always fault, but a guest must see what it would see natively on
+ * this host, so the host is asked once (enabling CPUID, which it is for
+ * elfemu itself, changes nothing there).  The setting is per thread, is
+ * inherited by clone and fork (cpu_clone copies it) and ends with execve
+ * (a new elfemu process). */
+static int64_t set_cpuid_faulting(struct cpu *c, uint64_t enable)
+{
+    static int host_answer = 1; /* 1: not asked yet */
+    if (host_answer == 1)
+        host_answer = syscall(SYS_arch_prctl, ARCH_SET_CPUID, 1) == 0 ? 0 : -errno;
+    if (host_answer != 0)
+        return host_answer;
+    c->cpuid_faults = enable == 0;
+    return 0;
+}
+
 int64_t sys_arch_prctl(struct cpu *c, const uint64_t a[6])
 {
     switch (a[0]) {
@@ -52,11 +70,9 @@ int64_t sys_arch_prctl(struct cpu *c, const uint64_t a[6])
         return copy_to_guest(c, a[1], &v, sizeof(v));
     }
     case ARCH_GET_CPUID:
-        return 1; /* CPUID is not faulting */
+        return !c->cpuid_faults;
     case ARCH_SET_CPUID:
-        /* The emulated CPU has no CPUID faulting: the kernel's answer for a
-         * CPU without X86_FEATURE_CPUID_FAULT, whatever the argument. */
-        return -ENODEV;
+        return set_cpuid_faulting(c, a[1]);
     default:
         return -EINVAL;
     }

@@ -39,6 +39,29 @@ static void show(const char *what, long r)
 }
 #define SHOW(what, call) (errno = 0, show(what, (long)(call)))
 
+/* CPUID faulting where the host CPU has it (else ENODEV): in a child, which
+ * then dies of the #GP's SIGSEGV at its CPUID. */
+static void cpuid_faulting(void)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        long r = syscall(SYS_arch_prctl, 0x1012, 0);
+        printf("ARCH_SET_CPUID 0: %ld\n", r == -1 ? -errno : r);
+        printf("ARCH_GET_CPUID after: %ld\n", syscall(SYS_arch_prctl, 0x1011, 0));
+        fflush(stdout);
+        unsigned a = 0, b, c = 0, d;
+        __asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+        printf("cpuid ran\n");
+        fflush(stdout);
+        _exit(0);
+    }
+    int st;
+    waitpid(pid, &st, 0);
+    printf("cpuid child: %s %d\n", WIFSIGNALED(st) ? "signal" : "exit",
+           WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+}
+
 static void creds(void)
 {
     uid_t r, e, s;
@@ -195,6 +218,7 @@ static void prctls(void)
     SHOW("unknown option", prctl(0x7fff0000, 0, 0, 0, 0));
     SHOW("ARCH_GET_CPUID", syscall(SYS_arch_prctl, 0x1011, 0));
     SHOW("ARCH_SET_CPUID 1", syscall(SYS_arch_prctl, 0x1012, 1));
+    cpuid_faulting();
     SHOW("arch_prctl unknown", syscall(SYS_arch_prctl, 0x9999, 0));
     uint64_t fs = 0;
     SHOW("ARCH_GET_FS", syscall(SYS_arch_prctl, 0x1003, &fs));
