@@ -10,7 +10,12 @@
  * The structures have the same layout for an x86_64 guest and the host
  * kernel (same architecture), but note that the terminal calls use the
  * kernel's struct termios (36 bytes, c_cc[19], no speeds), not glibc's
- * (60 bytes); termios2 adds the two speeds (44 bytes). */
+ * (60 bytes); termios2 adds the two speeds (44 bytes).
+ *
+ * i386 guests (ia32_ioctl.c) use the same table for the requests whose
+ * number and argument are the same for a 32-bit process; the entries
+ * marked X86_64_ONLY are not (a long or a pointer in the argument or in the
+ * number): ia32_ioctl.c converts those, or the i386 guest gets -ENOTTY. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -20,6 +25,7 @@
 #include <unistd.h>
 
 #include "syscalls/fs.h"
+#include "syscalls/ioctl.h"
 
 /* The kernel's struct termios / termios2 (include/uapi/asm-generic/termbits.h). */
 struct linux_termios {
@@ -65,10 +71,11 @@ enum {
     IO_FIOQSIZE = 0x5460,
     IO_FIBMAP = 1, IO_FIGETBSZ = 2,
     IO_FS_IOC_GETFLAGS = 0x80086601, IO_FS_IOC_SETFLAGS = 0x40086602,
-    IO_FS_IOC_GETVERSION = 0x80087601, IO_FS_IOC_FSGETXATTR = 0x801C581F,
+    IO_FS_IOC_GETVERSION = 0x80087601, IO_FS_IOC_SETVERSION = 0x40087602,
+    IO_FS_IOC_FSGETXATTR = 0x801C581F,
     IO_FS_IOC_FSSETXATTR = 0x401C5820, IO_FS_IOC_FIEMAP = 0xC020660B, IO_FICLONE = 0x40049409, IO_FICLONERANGE = 0x4020940D,
     IO_BLKROGET = 0x125E, IO_BLKGETSIZE = 0x1260, IO_BLKSSZGET = 0x1268,
-    IO_BLKBSZGET = 0x80081270, IO_BLKGETSIZE64 = 0x80081272, IO_BLKIOMIN = 0x1278,
+    IO_BLKBSZGET = 0x80081270, IO_BLKBSZSET = 0x40081271, IO_BLKGETSIZE64 = 0x80081272, IO_BLKIOMIN = 0x1278,
     IO_BLKIOOPT = 0x1279, IO_BLKPBSZGET = 0x127B,
     IO_SIOCATMARK = 0x8905, IO_SIOCGIFNAME = 0x8910, IO_SIOCGIFCONF = 0x8912,
     IO_SIOCGIFFLAGS = 0x8913, IO_SIOCGIFADDR = 0x8915, IO_SIOCGIFBRDADDR = 0x8919,
@@ -79,9 +86,12 @@ enum {
 
 enum ioctl_arg { ARG_VALUE, ARG_IN, ARG_OUT, ARG_INOUT };
 
+/* Or'ed into an entry's arg: not this way for an i386 guest. */
+#define X86_64_ONLY 0x80
+
 struct ioctl_desc {
     uint32_t req;
-    uint8_t arg;  /* enum ioctl_arg */
+    uint8_t arg;  /* enum ioctl_arg, | X86_64_ONLY */
     uint8_t size; /* bytes of the structure for ARG_IN/OUT/INOUT */
 };
 
@@ -115,19 +125,29 @@ static const struct ioctl_desc ioctls[] = {
     /* files and block devices */
     { IO_FIBMAP, ARG_INOUT, 4 }, { IO_FIGETBSZ, ARG_OUT, 4 },
     { IO_FS_IOC_GETFLAGS, ARG_OUT, 4 }, { IO_FS_IOC_SETFLAGS, ARG_IN, 4 },
-    { IO_FS_IOC_GETVERSION, ARG_OUT, 4 }, { IO_FS_IOC_FSGETXATTR, ARG_OUT, 28 },
+    /* The kernel reads and writes an int for the version, a long in the
+     * number: i386 has its own numbers (ext4's compat code refuses these). */
+    { IO_FS_IOC_GETVERSION, ARG_OUT | X86_64_ONLY, 4 },
+    { IO_FS_IOC_SETVERSION, ARG_IN | X86_64_ONLY, 4 }, { IO_FS_IOC_FSGETXATTR, ARG_OUT, 28 },
     { IO_FS_IOC_FSSETXATTR, ARG_IN, 28 }, { IO_FICLONE, ARG_VALUE, 0 },
     { IO_FICLONERANGE, ARG_IN, 32 },
-    { IO_BLKROGET, ARG_OUT, 4 }, { IO_BLKGETSIZE, ARG_OUT, 8 }, { IO_BLKSSZGET, ARG_OUT, 4 },
-    { IO_BLKBSZGET, ARG_OUT, 4 }, { IO_BLKGETSIZE64, ARG_OUT, 8 }, { IO_BLKIOMIN, ARG_OUT, 4 },
+    /* A long (BLKGETSIZE) or a size_t in the number (BLKBSZGET/SET,
+     * BLKGETSIZE64): compat_blkdev_ioctl() serves other numbers. */
+    { IO_BLKGETSIZE, ARG_OUT | X86_64_ONLY, 8 }, { IO_BLKBSZGET, ARG_OUT | X86_64_ONLY, 4 },
+    { IO_BLKBSZSET, ARG_IN | X86_64_ONLY, 4 }, { IO_BLKGETSIZE64, ARG_OUT | X86_64_ONLY, 8 },
+    { IO_BLKROGET, ARG_OUT, 4 }, { IO_BLKSSZGET, ARG_OUT, 4 }, { IO_BLKIOMIN, ARG_OUT, 4 },
     { IO_BLKIOOPT, ARG_OUT, 4 }, { IO_BLKPBSZGET, ARG_OUT, 4 },
     { IO_RNDGETENTCNT, ARG_OUT, 4 },
-    /* sockets and interfaces */
-    { IO_SIOCATMARK, ARG_OUT, 4 }, { IO_SIOCGIFNAME, ARG_INOUT, IFREQ_SIZE },
-    { IO_SIOCGIFFLAGS, ARG_INOUT, IFREQ_SIZE }, { IO_SIOCGIFADDR, ARG_INOUT, IFREQ_SIZE },
-    { IO_SIOCGIFBRDADDR, ARG_INOUT, IFREQ_SIZE }, { IO_SIOCGIFNETMASK, ARG_INOUT, IFREQ_SIZE },
-    { IO_SIOCGIFMTU, ARG_INOUT, IFREQ_SIZE }, { IO_SIOCGIFHWADDR, ARG_INOUT, IFREQ_SIZE },
-    { IO_SIOCGIFINDEX, ARG_INOUT, IFREQ_SIZE },
+    /* sockets and interfaces: struct ifreq is 32 bytes for i386 */
+    { IO_SIOCATMARK, ARG_OUT, 4 },
+    { IO_SIOCGIFNAME, ARG_INOUT | X86_64_ONLY, IFREQ_SIZE },
+    { IO_SIOCGIFFLAGS, ARG_INOUT | X86_64_ONLY, IFREQ_SIZE },
+    { IO_SIOCGIFADDR, ARG_INOUT | X86_64_ONLY, IFREQ_SIZE },
+    { IO_SIOCGIFBRDADDR, ARG_INOUT | X86_64_ONLY, IFREQ_SIZE },
+    { IO_SIOCGIFNETMASK, ARG_INOUT | X86_64_ONLY, IFREQ_SIZE },
+    { IO_SIOCGIFMTU, ARG_INOUT | X86_64_ONLY, IFREQ_SIZE },
+    { IO_SIOCGIFHWADDR, ARG_INOUT | X86_64_ONLY, IFREQ_SIZE },
+    { IO_SIOCGIFINDEX, ARG_INOUT | X86_64_ONLY, IFREQ_SIZE },
 };
 
 static const struct ioctl_desc *ioctl_find(uint32_t req)
@@ -147,7 +167,7 @@ static int64_t ioctl_ifconf(struct cpu *c, int fd, uint64_t arg)
         uint64_t buf;
     } g;
     if (copy_from_guest(c, &g, arg, sizeof(g)))
-        return host_ret(syscall(SYS_ioctl, fd, IO_SIOCGIFCONF, NULL));
+        return host_ret(syscall(SYS_ioctl, fd, IO_SIOCGIFCONF, ioctl_unreadable(arg)));
     struct {
         int len;
         void *buf;
@@ -178,37 +198,46 @@ static int64_t ioctl_fiemap(struct cpu *c, int fd, uint64_t arg)
     return host_ret(syscall(SYS_ioctl, fd, (unsigned long)IO_FS_IOC_FIEMAP, fm));
 }
 
-int64_t sys_ioctl(struct cpu *c, const uint64_t a[6])
+void *ioctl_unreadable(uint64_t arg)
 {
-    int fd = (int)a[0];
-    /* The request is an unsigned int in the kernel (do_vfs_ioctl()). */
-    uint32_t req = (uint32_t)a[1];
-    uint64_t arg = a[2];
-    if (req == IO_SIOCGIFCONF)
-        return ioctl_ifconf(c, fd, arg);
-    if (req == IO_FS_IOC_FIEMAP)
-        return ioctl_fiemap(c, fd, arg);
+    return arg ? HOST_FAULT_ADDR : NULL;
+}
+
+int64_t ioctl_table_call(struct cpu *c, int fd, uint32_t req, uint64_t arg, bool converted)
+{
     const struct ioctl_desc *d = ioctl_find(req);
+    if (d && (d->arg & X86_64_ONLY) && c->bits == 32 && !converted)
+        d = NULL;
     if (!d) {
         if (fcntl(fd, F_GETFD) < 0)
             return -EBADF;
         fs_log_once(c, "ioctl request (-ENOTTY)", req);
         return -ENOTTY;
     }
-    if (d->arg == ARG_VALUE)
+    int kind = d->arg & ~X86_64_ONLY;
+    if (kind == ARG_VALUE)
         return host_ret(syscall(SYS_ioctl, fd, (unsigned long)req, (unsigned long)arg));
     uint8_t buf[64];
     memset(buf, 0, sizeof(buf));
-    if (d->arg != ARG_OUT && copy_from_guest(c, buf, arg, d->size)) {
-        /* An unreadable argument: the host gets a null pointer, which it can
-         * only fail to read, so the kernel's own order decides between
-         * -EBADF, -ENOTTY and -EFAULT; nothing of the guest is passed. */
-        return host_ret(syscall(SYS_ioctl, fd, (unsigned long)req, NULL));
-    }
+    if (kind != ARG_OUT && copy_from_guest(c, buf, arg, d->size))
+        return host_ret(syscall(SYS_ioctl, fd, (unsigned long)req, ioctl_unreadable(arg)));
     long r = syscall(SYS_ioctl, fd, (unsigned long)req, buf);
     if (r < 0)
         return -errno;
-    if (d->arg != ARG_IN && copy_to_guest(c, arg, buf, d->size))
+    if (kind != ARG_IN && copy_to_guest(c, arg, buf, d->size))
         return -EFAULT;
     return r;
+}
+
+int64_t sys_ioctl(struct cpu *c, const uint64_t a[6])
+{
+    int fd = (int)a[0];
+    /* The request is an unsigned int in the kernel (do_vfs_ioctl()). */
+    uint32_t req = (uint32_t)a[1];
+    uint64_t arg = a[2];
+    if (req == IO_SIOCGIFCONF && c->bits == 64)
+        return ioctl_ifconf(c, fd, arg);
+    if (req == IO_FS_IOC_FIEMAP)
+        return ioctl_fiemap(c, fd, arg);
+    return ioctl_table_call(c, fd, req, arg, false);
 }
