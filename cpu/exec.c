@@ -14,6 +14,7 @@
 #include "cpu/flags.h"
 #include "cpu/hook.h"
 #include "cpu/sse.h"
+#include "cpu/x87_host.h"
 
 void cpu_init(struct cpu *c, struct mm_space *mm, int bits)
 {
@@ -51,6 +52,7 @@ struct cpu *cpu_clone(const struct cpu *parent)
      * register; the child starts from the value the guest would read. */
     c->mxcsr = cpu_mxcsr_value(parent);
     c->mxcsr_live = false;
+    c->x87_live = false; /* its thread's host x87 is its own */
     c->cache = NULL;
     c->fault_jmp = NULL;
     c->attention = 0;
@@ -163,6 +165,10 @@ static void run_guarded(struct cpu *c, void (*body)(struct cpu *c))
         mm_fault_disarm();
         /* A fault may have unwound a holder of the space's lock. */
         mm_lock_release_all(c->mm);
+        /* A host fault's handler ran with a fresh FPU state, which the
+         * longjmp left behind. */
+        if (why == 1)
+            cpu_x87_lost(c);
         if (UNLIKELY(cpu_hooks_enabled()))
             cpu_hook_fault(c); /* the faulting instruction wrote nothing */
         if (why == 1) {
@@ -205,6 +211,7 @@ static void step_one(struct cpu *c)
 void cpu_step(struct cpu *c)
 {
     run_guarded(c, step_one);
+    cpu_x87_release(c);
 }
 
 static void run_blocks(struct cpu *c)
@@ -252,6 +259,7 @@ static void run_blocks(struct cpu *c)
 void cpu_run(struct cpu *c)
 {
     run_guarded(c, run_blocks);
+    cpu_x87_release(c);
     if (UNLIKELY(cpu_hooks_enabled()))
         cpu_hook_flush(c); /* the last instruction's writes */
 }

@@ -5,6 +5,7 @@
 
 #include "cpu/fpstate.h"
 #include "cpu/sse.h"
+#include "cpu/x87_host.h"
 
 void cpu_fxsave_image(const struct cpu *c, uint8_t *out)
 {
@@ -29,6 +30,7 @@ void cpu_fxsave_image(const struct cpu *c, uint8_t *out)
 void cpu_fxrstor_image(struct cpu *c, const uint8_t *in)
 {
     uint16_t fsw, fcw;
+    cpu_x87_release(c); /* the flags may go down, the control word change */
     memcpy(&fcw, in + 0, 2);
     memcpy(&fsw, in + 2, 2);
     /* As FXRSTOR does: FCW bit 6 reads as 1, bits 7 and 13-15 as 0; ES and

@@ -51,16 +51,17 @@ static inline bool push_ok(struct cpu *c)
 }
 
 /* ------------------------------------------------------------ loads */
-static AI void x87_load(struct cpu *c, const struct op *op, void (*k)(struct x87_io *), unsigned msize)
+static AI void x87_load(struct cpu *c, const struct op *op, void (*k)(struct x87_io *),
+                        void (*k_live)(struct x87_io *), unsigned msize)
 {
     struct x87_io io;
     x87_wait(c);
     if (msize)
         load_bytes(c, op_ea(c, op), &io.m, msize);
     if (push_ok(c)) {
-        io.cw = c->fcw;
-        k(&io);
-        if (x87_host_delta(&io) == 1)
+        /* A live host (every exception masked) always pushes. */
+        bool live = x87_run(c, &io, k, k_live);
+        if (live || x87_host_delta(&io) == 1)
             x87_push(c, &io.r[0]);
         x87_flags(c, io.sw, FSW_C1);
     }
@@ -68,8 +69,11 @@ static AI void x87_load(struct cpu *c, const struct op *op, void (*k)(struct x87
 }
 
 #define LOADOP(name, insn, msize)                                                       \
-    X87_KERNEL(k_##name, X87_LOAD0, insn)                                               \
-    static void op_##name(struct cpu *c, const struct op *op) { x87_load(c, op, k_##name, msize); }
+    X87_KERNEL_FIXED(k_##name, X87_LOAD0, insn, X87_UNLOAD_R)                           \
+    static void op_##name(struct cpu *c, const struct op *op)                           \
+    {                                                                                   \
+        x87_load(c, op, k_##name, k_##name##_live, msize);                              \
+    }
 LOADOP(fld_m32, "flds %[m]", 4)
 LOADOP(fld_m64, "fldl %[m]", 8)
 LOADOP(fild_m16, "filds %[m]", 2)
@@ -140,8 +144,9 @@ static void store_underflow(struct cpu *c, uint64_t a, const void *indef, unsign
     x87_stack_fault(c, false);
 }
 
-static AI void x87_store(struct cpu *c, const struct op *op, void (*k)(struct x87_io *), unsigned msize,
-                         bool pop, const void *indef)
+static AI void x87_store(struct cpu *c, const struct op *op, void (*k)(struct x87_io *),
+                         void (*k_live)(struct x87_io *), unsigned msize, bool pop,
+                         const void *indef)
 {
     struct x87_io io;
     x87_wait(c);
@@ -150,10 +155,10 @@ static AI void x87_store(struct cpu *c, const struct op *op, void (*k)(struct x8
     if (UNLIKELY(x87_empty_phys(c, p0))) {
         store_underflow(c, a, indef, msize, pop);
     } else {
-        io.cw = c->fcw;
         f80_copy(&io.a, &c->fpr[p0]);
-        k(&io);
-        bool stored = x87_host_delta(&io) == -1;
+        /* A live host (every exception masked) always stores and pops. */
+        bool live = x87_run(c, &io, k, k_live);
+        bool stored = live || x87_host_delta(&io) == -1;
         if (stored)
             store_bytes(c, a, &io.m, msize);
         x87_flags(c, io.sw, FSW_C1);
@@ -163,11 +168,17 @@ static AI void x87_store(struct cpu *c, const struct op *op, void (*k)(struct x8
     NEXT(c, op);
 }
 
-#define STOREK(name, insn) X87_KERNEL(k_##name, X87_LOAD1, insn " %[m]")
+#define STOREK(name, insn) X87_KERNEL_FIXED(k_##name, X87_LOAD1, insn " %[m]", X87_UNLOAD_0)
 #define STORE(name, msize, indef)                                                       \
-    static void op_##name(struct cpu *c, const struct op *op) { x87_store(c, op, k_##name, msize, false, indef); }
+    static void op_##name(struct cpu *c, const struct op *op)                           \
+    {                                                                                   \
+        x87_store(c, op, k_##name, k_##name##_live, msize, false, indef);               \
+    }
 #define STOREP(name, msize, indef)                                                      \
-    static void op_##name##p(struct cpu *c, const struct op *op) { x87_store(c, op, k_##name, msize, true, indef); }
+    static void op_##name##p(struct cpu *c, const struct op *op)                        \
+    {                                                                                   \
+        x87_store(c, op, k_##name, k_##name##_live, msize, true, indef);                \
+    }
 STOREK(fst_m32, "fstps") STORE(fst_m32, 4, indef_f32) STOREP(fst_m32, 4, indef_f32)
 STOREK(fst_m64, "fstpl") STORE(fst_m64, 8, indef_f64) STOREP(fst_m64, 8, indef_f64)
 STOREK(fist_m16, "fistps") STORE(fist_m16, 2, indef_i16) STOREP(fist_m16, 2, indef_i16)

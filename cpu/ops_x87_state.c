@@ -35,14 +35,25 @@ static void op_fincdecstp(struct cpu *c, const struct op *op)
 
 static inline void x87_set_fcw(struct cpu *c, unsigned v)
 {
+    cpu_x87_release(c); /* the next instruction loads the new one */
     c->fcw = (uint16_t)((v & FCW_WRITABLE) | FCW_FIXED);
     x87_set_fsw(c, c->fsw); /* new masks: ES and B follow */
 }
 
+/* Programs switch the rounding mode around every float-to-integer
+ * conversion: a live host that stays live (every exception still masked)
+ * just loads the new control word. */
 static void op_fldcw(struct cpu *c, const struct op *op)
 {
     x87_wait(c);
-    x87_set_fcw(c, load16(c, op_ea(c, op)));
+    unsigned v = load16(c, op_ea(c, op));
+    if (c->x87_live && (v & X87_MASKS) == X87_MASKS) {
+        c->fcw = (uint16_t)((v & FCW_WRITABLE) | FCW_FIXED);
+        __asm__ volatile("fldcw %0" : : "m"(c->fcw));
+        NEXT(c, op);
+        return;
+    }
+    x87_set_fcw(c, v);
     NEXT(c, op);
 }
 
@@ -68,6 +79,7 @@ static void op_fnstsw_ax(struct cpu *c, const struct op *op)
  * leaves them). */
 static void op_fnclex(struct cpu *c, const struct op *op)
 {
+    cpu_x87_release(c);
     x87_set_fsw(c, c->fsw & FSW_CC);
     NEXT(c, op);
 }
@@ -75,6 +87,7 @@ static void op_fnclex(struct cpu *c, const struct op *op)
 /* FNINIT: the registers keep their contents (SDM vol. 1, 8.1.10). */
 static void x87_init(struct cpu *c)
 {
+    cpu_x87_release(c);
     c->fcw = FCW_INIT;
     c->fsw = 0;
     c->ftop = 0;
@@ -129,6 +142,7 @@ static void env_load(struct cpu *c, const uint8_t *img, bool o16)
         c->fop = (uint16_t)((d[4] >> 16) & 0x7ff);
         c->fdp = d[5];
     }
+    cpu_x87_release(c);
     uint8_t tag = 0;
     for (unsigned p = 0; p < 8; p++)
         if (((tw >> (2 * p)) & 3) == 3)

@@ -12,10 +12,14 @@
  * for the guest's ST(i)), and reads back the host stack and status word.
  * The host's response to an exception -- masked default result or, for an
  * unmasked one, a register left unchanged, a scaled overflow result, no
- * pop, no store -- is therefore the hardware's.  The kernel clears the
- * host's exception flags before any further waiting instruction (so the
- * host never takes #MF), restores the host's control word, and empties the
- * host stack whatever the instruction left on it.
+ * pop, no store -- is therefore the hardware's.  The exact kernel clears
+ * the host's exception flags before any further waiting instruction (so
+ * the host never takes #MF), restores the host's control word, and empties
+ * the host stack whatever the instruction left on it.  While the guest
+ * keeps every exception masked, the host stays "live" between
+ * instructions (cpu/x87_host.h): its control word is the guest's, its
+ * flags accumulate, and the live kernels only load, execute, read the
+ * status word and unload.
  *
  * What the host cannot see is the guest's stack: TOP, tags, and stack
  * overflow/underflow (SDM vol. 1, 8.5.1.1) are handled here in C.
@@ -33,6 +37,7 @@
 #include "cpu/decode.h"
 #include "cpu/flags.h"
 #include "cpu/mem.h"
+#include "cpu/x87_host.h"
 
 /* Status word bits (SDM vol. 1, 8.1.3). */
 #define FSW_IE 0x0001u
@@ -179,25 +184,24 @@ struct x87_io {
 
 /* TOP unchanged since the start (its value is in dx)?  Then we are done. */
 #define X87_IF_EMPTY_DONE "fnstsw %%ax\n\txor %%dx, %%ax\n\ttest $0x3800, %%ax\n\tjz 1f\n\t"
+/* Store what is left on the host stack, whatever the instruction left. */
+#define X87_UNLOAD_ANY                                                                  \
+    X87_IF_EMPTY_DONE "fstpt " X87_F(r0) "\n\t" X87_IF_EMPTY_DONE                      \
+                      "fstpt " X87_F(r1) "\n\t" X87_IF_EMPTY_DONE "fstp %%st(0)\n"      \
+                      "1:"
+/* What a kernel whose stack effect is known leaves: n entries, stored
+ * top first into r[0], r[1] (R) or dropped (D). */
+#define X87_UNLOAD_0 ""
+#define X87_UNLOAD_R "fstpt " X87_F(r0) "\n\t"
+#define X87_UNLOAD_D "fstp %%st(0)\n\t"
+#define X87_UNLOAD_RD "fstpt " X87_F(r0) "\n\tfstp %%st(0)\n\t"
+#define X87_UNLOAD_DR "fstp %%st(0)\n\tfstpt " X87_F(r1) "\n\t"
+#define X87_UNLOAD_DD "fstp %%st(0)\n\tfstp %%st(0)\n\t"
 
-/* Define kernel `name`: load the inputs, run INSN (AT&T text; %[m] is the
- * memory operand) under io->cw, collect the status word and the stack. */
-#define X87_KERNEL(name, LOADS, INSN)                                                   \
+#define X87_ASM(name, TEXT)                                                             \
     static inline void name(struct x87_io *io)                                          \
     {                                                                                   \
-        __asm__ volatile("fnstcw " X87_F(save) "\n\t"                                  \
-                         "fnclex\n\t"                                                   \
-                         "fnstsw %%ax\n\t"                                              \
-                         "mov %%ax, %%dx\n\t"                                           \
-                         "fldcw " X87_F(cw) "\n\t" LOADS                               \
-                         "fnstsw " X87_F(sw0) "\n\t" INSN "\n\t"                      \
-                         "fnstsw " X87_F(sw) "\n\t"                                     \
-                         "fnclex\n\t"                                                   \
-                         "fldcw " X87_F(save) "\n\t" X87_IF_EMPTY_DONE                 \
-                         "fstpt " X87_F(r0) "\n\t" X87_IF_EMPTY_DONE                   \
-                         "fstpt " X87_F(r1) "\n\t" X87_IF_EMPTY_DONE                   \
-                         "fstp %%st(0)\n"                                               \
-                         "1:"                                                           \
+        __asm__ volatile(TEXT                                                           \
                          : [m] "+m"(io->m)                                              \
                          : [p] "r"(io), [o_a] "i"(offsetof(struct x87_io, a)),          \
                            [o_b] "i"(offsetof(struct x87_io, b)),                       \
@@ -213,6 +217,54 @@ struct x87_io {
                          : "ax", "dx", "cc", "memory", "st", "st(1)", "st(2)", "st(3)",  \
                            "st(4)", "st(5)", "st(6)", "st(7)");                         \
     }
+
+/* The exact kernel `name`: load the inputs, run INSN (AT&T text; %[m] is
+ * the memory operand) under io->cw with the host's flags cleared before
+ * and after, collect the status word and the stack, restore the host's
+ * control word.  For guests with an unmasked exception (cpu/x87_host.h). */
+#define X87_EXACT(name, LOADS, INSN)                                                    \
+    X87_ASM(name, "fnstcw " X87_F(save) "\n\t"                                          \
+                  "fnclex\n\t"                                                          \
+                  "fnstsw %%ax\n\t"                                                     \
+                  "mov %%ax, %%dx\n\t"                                                  \
+                  "fldcw " X87_F(cw) "\n\t" LOADS                                       \
+                  "fnstsw " X87_F(sw0) "\n\t" INSN "\n\t"                               \
+                  "fnstsw " X87_F(sw) "\n\t"                                            \
+                  "fnclex\n\t"                                                          \
+                  "fldcw " X87_F(save) "\n\t" X87_UNLOAD_ANY)
+
+/* Define kernels `name` (exact) and `name##_live` (for a live host: no
+ * control word or flag clearing; sw0 and sw give the stack effect). */
+#define X87_KERNEL(name, LOADS, INSN)                                                   \
+    X87_EXACT(name, LOADS, INSN)                                                        \
+    X87_ASM(name##_live, "fnstsw %%ax\n\t"                                              \
+                         "mov %%ax, %%dx\n\t" LOADS                                     \
+                         "fnstsw " X87_F(sw0) "\n\t" INSN "\n\t"                        \
+                         "fnstsw " X87_F(sw) "\n\t" X87_UNLOAD_ANY)
+
+/* The same for an instruction whose stack effect is fixed while every
+ * exception is masked (it always completes, pops and pushes included):
+ * the live kernel unloads as UNLOAD says (X87_UNLOAD_*) and leaves sw0
+ * unset; the caller knows the effect. */
+#define X87_KERNEL_FIXED(name, LOADS, INSN, UNLOAD)                                     \
+    X87_EXACT(name, LOADS, INSN)                                                        \
+    X87_ASM(name##_live, LOADS INSN "\n\tfnstsw " X87_F(sw) "\n\t" UNLOAD)
+
+/* Run an instruction's kernel: the live one when the host is live for c
+ * (returned: the stack effect is then the fixed one), else the exact one
+ * under the guest's control word. */
+static inline __attribute__((always_inline)) bool x87_run(struct cpu *c, struct x87_io *io,
+                                                          void (*k)(struct x87_io *),
+                                                          void (*k_live)(struct x87_io *))
+{
+    if (x87_live(c)) {
+        k_live(io);
+        return true;
+    }
+    io->cw = c->fcw;
+    k(io);
+    return false;
+}
 
 /* The host instruction's effect on its stack: +1 pushed, -1/-2 popped. */
 static inline int x87_host_delta(const struct x87_io *io)
