@@ -116,7 +116,7 @@ SYSCALL(lremovexattr, 198, 236, "d:ss")
 SYSCALL(fremovexattr, 199, 237, "d:fs")
 SYSCALL(sync, 162, 36, "d:")
 SYSCALL(syncfs, 306, 344, "d:f")
-SYSCALL(name_to_handle_at, 303, -1, "d:Dsppa")
+SYSCALL(name_to_handle_at, 303, 341, "d:Dsppa")
 SYSCALL(open_by_handle_at, 304, -1, "d:fpo")
 SYSCALL(cachestat, 451, -1, "d:fppx")
 /* ioctl.c */
@@ -486,6 +486,12 @@ SYSCALL(ppoll_time64_ia32, -1, 414, "d:_pdpqu")
 SYSCALL(epoll_pwait2_ia32, -1, 441, "d:f_Wdpqu")
 /* ia32_ioctl.c: requests whose i386 number or argument differs */
 SYSCALL(ioctl_ia32, -1, 54, "d:fIx")
+/* ia32_misc.c: nice, the old readdir, ustat, open_by_handle_at */
+SYSCALL(nice_ia32, -1, 34, "d:d")
+SYSCALL(readdir_ia32, -1, 89, "d:fpu")
+SYSCALL(ustat, 136, -1, "d:xp")
+SYSCALL(ustat_ia32, -1, 62, "d:xp")
+SYSCALL(open_by_handle_at_ia32, -1, 342, "d:fpo")
 /* ia32_res.c: old limits, usage, times, sysinfo and old uname structures */
 SYSCALL(getrlimit_ia32, -1, 76, "d:rp")
 SYSCALL(setrlimit_ia32, -1, 75, "d:rp")

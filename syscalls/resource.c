@@ -96,15 +96,13 @@ uint64_t sys_guest_rlimit_max(int resource)
     return guest_rlimit(resource).rlim_max;
 }
 
-/* CAP_SYS_RESOURCE in the calling thread's effective set: raising a hard
- * limit needs it. */
-static bool may_raise(void)
+bool sys_capable(int cap)
 {
     struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
     struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
     if (syscall(SYS_capget, &h, d) != 0)
         return false;
-    return d[CAP_TO_INDEX(CAP_SYS_RESOURCE)].effective & CAP_TO_MASK(CAP_SYS_RESOURCE);
+    return d[CAP_TO_INDEX(cap)].effective & CAP_TO_MASK(cap);
 }
 
 /* do_prlimit() for this process: the old value into *old (if any), then
@@ -122,7 +120,7 @@ int rlimit_self(int resource, const struct rlimit *new, struct rlimit *old)
         return (int)host_ret(syscall(SYS_prlimit64, 0, resource, new, old));
     }
     int r = 0;
-    if (new && new->rlim_max > e->rlim_max && !may_raise())
+    if (new && new->rlim_max > e->rlim_max && !sys_capable(CAP_SYS_RESOURCE))
         r = -EPERM;
     if (r == 0 && old)
         *old = *e;

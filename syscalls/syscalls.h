@@ -113,6 +113,10 @@ int rlimit_self(int resource, const struct rlimit *new, struct rlimit *old);
 struct rusage;
 int ia32_put_rusage(struct cpu *c, uint64_t addr, const struct rusage *ru);
 void sys_exec_rlimits(char *buf, size_t size);
+/* Whether capability cap is in the calling thread's effective set
+ * (resource.c): raising a hard limit needs CAP_SYS_RESOURCE, lowering
+ * one's nice value past RLIMIT_NICE CAP_SYS_NICE. */
+bool sys_capable(int cap);
 int sys_set_exec_rlimits(const char *text);
 
 #include "syscalls/signal.h"

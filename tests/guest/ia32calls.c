@@ -1,6 +1,7 @@
 /* ioctls whose argument a 32-bit program lays out differently from a
  * 64-bit one, and the calls served for i386 guests late (nice, readdir,
- * ustat, the file-handle calls), compared with the native run in both ABIs.
+ * ustat, the file-handle calls), compared with the native run in both ABIs
+ * (nice and readdir exist for i386 only).
  *
  * Every structure the kernel writes sits at the very end of a page that is
  * followed by an inaccessible one, so a conversion that writes the x86_64
@@ -22,10 +23,13 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
+#include <linux/capability.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
 
@@ -299,6 +303,176 @@ static void tty_ioctls(void)
     close(m);
 }
 
+/* ustat: the filesystem of /tmp by its device number.  Its counts change
+ * while other programs write, so only their being there is shown; the
+ * structure ends at the page's end (20 bytes for i386, 32 for x86_64). */
+struct ustat_abi {
+    int f_tfree;
+    unsigned long f_tinode;
+    char f_fname[6], f_fpack[6];
+};
+
+static void ustat_calls(const char *dir)
+{
+    printf("-- ustat\n");
+    struct stat st;
+    stat(dir, &st);
+    struct ustat_abi *u = tail(sizeof(*u));
+    long r = syscall(SYS_ustat, (unsigned)st.st_dev, u);
+    if (r < 0)
+        printf("ustat: -1 %s\n", strerror(errno));
+    else
+        printf("ustat: %ld, free blocks %s, free inodes %s, names \"%.6s\" \"%.6s\"\n", r,
+               u->f_tfree != (int)0xaaaaaaaa ? "set" : "untouched",
+               u->f_tinode != (unsigned long)0xaaaaaaaaaaaaaaaaull ? "set" : "untouched",
+               u->f_fname, u->f_fpack);
+    show("ustat, bad pointer", syscall(SYS_ustat, (unsigned)st.st_dev, bad_pointer));
+    show("ustat, no such device", syscall(SYS_ustat, 0xfff00u, u));
+}
+
+/* name_to_handle_at and open_by_handle_at on a file of dir (they need
+ * CAP_DAC_READ_SEARCH: EPERM otherwise, in both runs alike). */
+static void handle_calls(const char *dir)
+{
+    printf("-- file handles\n");
+    char path[256];
+    snprintf(path, sizeof(path), "%s/handled", dir);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (write(fd, "handled\n", 8) != 8)
+        printf("write failed\n");
+    close(fd);
+    struct file_handle *fh = tail(sizeof(*fh) + MAX_HANDLE_SZ);
+    int *mount_id = (int *)page;
+    fh->handle_bytes = 0;
+    long r = syscall(SYS_name_to_handle_at, AT_FDCWD, path, fh, mount_id, 0);
+    printf("name_to_handle_at, no room: %ld %s, %u bytes wanted\n", r, r < 0 ? strerror(errno) : "",
+           fh->handle_bytes);
+    fh->handle_bytes = MAX_HANDLE_SZ;
+    r = syscall(SYS_name_to_handle_at, AT_FDCWD, path, fh, mount_id, 0);
+    printf("name_to_handle_at: %ld %s, %u bytes, type %d\n", r, r < 0 ? strerror(errno) : "",
+           fh->handle_bytes, fh->handle_type);
+    show("name_to_handle_at, bad handle", syscall(SYS_name_to_handle_at, AT_FDCWD, path, bad_pointer,
+                                                  mount_id, 0));
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+    fd = (int)syscall(SYS_open_by_handle_at, dfd, fh, O_RDONLY);
+    if (fd < 0) {
+        printf("open_by_handle_at: -1 %s\n", strerror(errno));
+    } else {
+        char buf[16] = { 0 };
+        ssize_t n = read(fd, buf, sizeof(buf) - 1);
+        /* O_LARGEFILE shows: x86_64 adds it, i386 does not. */
+        printf("open_by_handle_at: read %zd \"%.7s\", flags %#o\n", n, buf, fcntl(fd, F_GETFL));
+        close(fd);
+    }
+    fd = (int)syscall(SYS_open_by_handle_at, dfd, fh, O_RDONLY | O_LARGEFILE);
+    printf("open_by_handle_at, O_LARGEFILE: flags %#o\n", fd < 0 ? 0 : fcntl(fd, F_GETFL));
+    if (fd >= 0)
+        close(fd);
+    show("open_by_handle_at, bad handle", syscall(SYS_open_by_handle_at, dfd, bad_pointer, O_RDONLY));
+    show("open_by_handle_at, bad descriptor", syscall(SYS_open_by_handle_at, -1, fh, O_RDONLY));
+    fh->handle_bytes = MAX_HANDLE_SZ + 1;
+    show("open_by_handle_at, handle too long", syscall(SYS_open_by_handle_at, dfd, fh, O_RDONLY));
+    close(dfd);
+    unlink(path);
+}
+
+#ifdef __i386__
+/* nice(2) of i386 (x86_64 has no such call): the value as getpriority
+ * shows it, the clamping of the increment and of the result, and its
+ * -EPERM when lowering past RLIMIT_NICE without CAP_SYS_NICE (in a child
+ * that gives the capability up). */
+static void nice_step(const char *what, int inc)
+{
+    errno = 0;
+    long r = syscall(SYS_nice, inc);
+    int err = errno;
+    printf("nice(%s): %ld %s, now %d\n", what, r, r < 0 ? strerror(err) : "",
+           getpriority(PRIO_PROCESS, 0));
+}
+
+static void nice_calls(void)
+{
+    printf("-- nice\n");
+    pid_t pid = fork();
+    if (pid == 0) {
+        nice_step("0", 0);
+        nice_step("3", 3);
+        nice_step("-2", -2);
+        nice_step("100", 100);
+        nice_step("0 at 19", 0);
+        nice_step("-100", -100);
+        nice_step("-1 at -20", -1);
+        /* Without CAP_SYS_NICE only RLIMIT_NICE lets the value go down:
+         * to 4 with a limit of 16, if elfemu may raise it (not without
+         * CAP_SYS_RESOURCE: then the limit stays as it is, often 0). */
+        struct rlimit rl = { 16, 16 };
+        printf("setrlimit(RLIMIT_NICE, 16): %d\n", setrlimit(RLIMIT_NICE, &rl));
+        struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+        struct __user_cap_data_struct d[2];
+        syscall(SYS_capget, &h, d);
+        d[0].effective &= ~(1u << CAP_SYS_NICE);
+        printf("capset: %ld\n", syscall(SYS_capset, &h, d));
+        nice_step("-1 at -20", -1); /* setpriority(-20) would pass */
+        nice_step("0 at -20", 0);
+        nice_step("30 at -20", 30);
+        nice_step("-5 at 10", -5);
+        nice_step("-3", -3);
+        nice_step("-100", -100);
+        nice_step("7", 7);
+        fflush(stdout);
+        _exit(0);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+}
+
+/* The old readdir: one entry a call, 1 and 0 at the end, each with its
+ * own position, which must be a 32-bit caller's. */
+struct old_dirent32 {
+    uint32_t d_ino, d_offset;
+    uint16_t d_namlen;
+    char d_name[256];
+};
+
+static void readdir_calls(const char *dir)
+{
+    printf("-- readdir\n");
+    char path[300];
+    for (int i = 0; i < 5; i++) {
+        snprintf(path, sizeof(path), "%s/entry%d", dir, i);
+        close(open(path, O_WRONLY | O_CREAT, 0600));
+    }
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    long r;
+    struct old_dirent32 d;
+    /* The filesystem's order and positions (ext4 hashes, 32-bit ones for
+     * a 32-bit caller): the same in both runs. */
+    while ((r = syscall(SYS_readdir, fd, &d, 1)) == 1)
+        printf("  %.*s (%u bytes) at %#x, then %#llx\n", d.d_namlen, d.d_name,
+               (unsigned)strlen(d.d_name), d.d_offset, (long long)lseek(fd, 0, SEEK_CUR));
+    printf("readdir at the end: %ld\n", r);
+    /* An entry that does not fit the end of the page: -EFAULT, and the
+     * directory stays before it. */
+    lseek(fd, 0, SEEK_SET);
+    r = syscall(SYS_readdir, fd, &d, 1);
+    printf("readdir after rewinding: %ld, %s at %#x\n", r, d.d_name, d.d_offset);
+    r = syscall(SYS_readdir, fd, tail(11), 1);
+    printf("readdir into 11 bytes: %ld %s\n", r, r < 0 ? strerror(errno) : "");
+    r = syscall(SYS_readdir, fd, &d, 1);
+    printf("then: %ld, %s at %#x\n", r, d.d_name, d.d_offset);
+    show("readdir, bad pointer", syscall(SYS_readdir, fd, bad_pointer, 1));
+    close(fd);
+    show("readdir, closed descriptor", syscall(SYS_readdir, fd, &d, 1));
+    fd = open("/dev/null", O_RDONLY);
+    show("readdir, not a directory", syscall(SYS_readdir, fd, &d, 1));
+    close(fd);
+    for (int i = 0; i < 5; i++) {
+        snprintf(path, sizeof(path), "%s/entry%d", dir, i);
+        unlink(path);
+    }
+}
+#endif
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
@@ -312,6 +486,12 @@ int main(void)
     block_ioctls();
     net_ioctls();
     tty_ioctls();
+    ustat_calls(dir);
+    handle_calls(dir);
+#ifdef __i386__
+    nice_calls();
+    readdir_calls(dir);
+#endif
     rmdir(dir);
     return 0;
 }
