@@ -8,7 +8,7 @@ static inline uint64_t sign_bit(unsigned w) { return 1ull << ((8u << w) - 1); }
 
 static uint64_t compute(const struct cpu *c)
 {
-    unsigned w = c->lf_op & 3, kind = c->lf_op & ~3u;
+    unsigned w = c->lf_op & 3, kind = c->lf_op & LF_KIND;
     uint64_t m = width_mask(w), sb = sign_bit(w);
     uint64_t dst = c->lf_dst & m, src = c->lf_src & m, res = c->lf_res & m;
     uint64_t f = parity_flag(res) | (res == 0 ? FL_ZF : 0) | ((res & sb) ? FL_SF : 0);
@@ -41,7 +41,8 @@ static uint64_t compute(const struct cpu *c)
         f |= (src != 0 ? FL_CF : 0) | (src == sb ? FL_OF : 0) | ((src ^ res) & FL_AF);
         break;
     }
-    return f;
+    uint64_t om = lf_override_mask(c->lf_op);
+    return (f & ~om) | (lf_override_value(c->lf_op) & om);
 }
 
 uint64_t cpu_flags(struct cpu *c)
@@ -55,6 +56,17 @@ uint64_t cpu_flags(struct cpu *c)
 
 void cpu_set_arith(struct cpu *c, uint64_t value, uint64_t mask)
 {
+    mask &= FL_ARITH;
+    if (c->lf_op != LF_NONE && mask != FL_ARITH) {
+        /* Some flags replaced over a lazy operation: remember them in
+         * lf_op's override fields rather than computing the others now
+         * (ROL/ROR and MUL/IMUL write only CF and OF, and a later
+         * instruction usually replaces all six). */
+        uint32_t om = lf_override_mask(c->lf_op) | (uint32_t)mask;
+        uint32_t ov = (lf_override_value(c->lf_op) & ~(uint32_t)mask) | ((uint32_t)value & (uint32_t)mask);
+        c->lf_op = (c->lf_op & (LF_KIND | 3u)) | om << LF_OVR_MASK_SHIFT | ov << LF_OVR_VALUE_SHIFT;
+        return;
+    }
     uint64_t f = cpu_flags(c);
     c->rflags = (f & ~mask) | (value & mask);
 }

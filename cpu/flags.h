@@ -12,7 +12,12 @@
  * MUL, x87 compares...) compute their flags eagerly with cpu_set_arith().
  *
  * Widths are encoded in the low two bits of lf_op: 0 = 8, 1 = 16, 2 = 32,
- * 3 = 64 bits, so kinds are LF_ADD + w and so on. */
+ * 3 = 64 bits, so kinds are LF_ADD + w and so on.  An instruction that
+ * replaces only some flags (ROL/ROR and MUL/IMUL: CF and OF) over a lazy
+ * operation records them in lf_op's upper bits (cpu_set_arith): which
+ * flags (bits 8-19: RFLAGS bits 0-11) and their values (bits 20-31).  With
+ * those bits set, lf_op matches no plain kind, so the fast paths that
+ * compare lf_op fall back to cpu_flags(), which applies them. */
 #ifndef CPU_FLAGS_H
 #define CPU_FLAGS_H
 
@@ -23,6 +28,12 @@ enum {
     LF_ADD = 4, LF_ADC = 8, LF_SUB = 12, LF_SBB = 16, LF_LOGIC = 20,
     LF_INC = 24, LF_DEC = 28, LF_NEG = 32,
 };
+
+#define LF_KIND 0xfcu
+#define LF_OVR_MASK_SHIFT 8
+#define LF_OVR_VALUE_SHIFT 20
+static inline uint32_t lf_override_mask(uint32_t lf_op) { return (lf_op >> LF_OVR_MASK_SHIFT) & 0xfffu; }
+static inline uint32_t lf_override_value(uint32_t lf_op) { return lf_op >> LF_OVR_VALUE_SHIFT; }
 
 /* log2 of an operand size in bytes: 1->0, 2->1, 4->2, 8->3. */
 static inline unsigned size_log2(unsigned size) { return (unsigned)__builtin_ctz(size); }

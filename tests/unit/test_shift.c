@@ -3,6 +3,7 @@
  * memory forms, on edge values and counts, with CF in both ways.  Only the
  * flags the SDM leaves undefined are masked. */
 #include <check.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -330,6 +331,72 @@ START_TEST(zero_count_zero_extends)
 }
 END_TEST
 
+/* Flags replaced in part (ROL/ROR/RCL/RCR by 1, STC/CLC/CMC: CF and OF or
+ * CF alone; MUL/IMUL: CF and OF) right after an operation whose flags are
+ * still lazy, then read by PUSHF, SETcc, LAHF and SBB, in the same block
+ * and after a jump (cpu/flags.h keeps the replaced flags over the lazy
+ * operation).  MUL/IMUL leave SF ZF AF PF undefined: only CF and OF are
+ * read after them. */
+START_TEST(partial_flags_over_lazy)
+{
+    static const struct { const char *name; uint8_t b[4]; unsigned len; } lazy[] = {
+        { "add eax,ebx", { 0x01, 0xd8 }, 2 }, { "sub eax,ebx", { 0x29, 0xd8 }, 2 },
+        { "inc eax", { 0xff, 0xc0 }, 2 },      { "dec eax", { 0xff, 0xc8 }, 2 },
+        { "and eax,ebx", { 0x21, 0xd8 }, 2 }, { "neg eax", { 0xf7, 0xd8 }, 2 },
+        { "adc eax,ebx", { 0x11, 0xd8 }, 2 }, { "sub al,bl", { 0x28, 0xd8 }, 2 },
+        { "add rax,rbx", { 0x48, 0x01, 0xd8 }, 3 },
+    };
+    static const struct { const char *name; uint8_t b[6]; unsigned len; bool cfof_only; } part[] = {
+        { "rol eax,1", { 0xd1, 0xc0 }, 2, false },    { "ror eax,1", { 0xd1, 0xc8 }, 2, false },
+        { "rol eax,1; ror ebx,1", { 0xd1, 0xc0, 0xd1, 0xcb }, 4, false },
+        { "stc", { 0xf9 }, 1, false },                { "clc", { 0xf8 }, 1, false },
+        { "cmc", { 0xf5 }, 1, false },                { "rcl eax,1", { 0xd1, 0xd0 }, 2, false },
+        { "rcr ebx,1", { 0xd1, 0xdb }, 2, false },    { "rol rax,1", { 0x48, 0xd1, 0xc0 }, 3, false },
+        { "ror al,1", { 0xd0, 0xc8 }, 2, false },     { "rol eax,1; stc", { 0xd1, 0xc0, 0xf9 }, 3, false },
+        { "imul eax,ebx", { 0x0f, 0xaf, 0xc3 }, 3, true },
+        { "imul rax,rbx,3", { 0x48, 0x6b, 0xc3, 0x03 }, 4, true },
+        { "mul ebx", { 0xf7, 0xe3 }, 2, true },       { "imul ebx", { 0xf7, 0xeb }, 2, true },
+    };
+    /* pushfq; pop r8; setl r10b; setbe r11b; setp r14b; sets r15b; lahf */
+    static const uint8_t read_all[] = { 0x9c, 0x41, 0x58, 0x41, 0x0f, 0x9c, 0xc2, 0x41, 0x0f, 0x96, 0xc3,
+                                        0x41, 0x0f, 0x9a, 0xc6, 0x41, 0x0f, 0x98, 0xc7, 0x9f };
+    /* seto r12b; setb r13b; sbb r9,r9 (last: it writes the flags) */
+    static const uint8_t read_cfof[] = { 0x41, 0x0f, 0x90, 0xc4, 0x41, 0x0f, 0x92, 0xc5, 0x4d, 0x19, 0xc9 };
+    static const uint64_t vals[][2] = {
+        { 0x7fffffff, 1 }, { 0, 0 }, { 0x80000000, 0x80000000 }, { 5, 7 },
+        { 0xffffffffffffffffull, 1 }, { 0x12345678, 0x9abcdef0 }, { 0x80, 0x80 },
+    };
+    struct hstate *s = malloc(sizeof(*s));
+    int bad = 0;
+    for (size_t l = 0; l < sizeof(lazy) / sizeof(lazy[0]); l++)
+        for (size_t p = 0; p < sizeof(part) / sizeof(part[0]); p++)
+            for (unsigned jump = 0; jump < 2; jump++)
+                for (size_t v = 0; v < sizeof(vals) / sizeof(vals[0]); v++) {
+                    uint8_t code[64];
+                    unsigned n = 0;
+                    memcpy(code + n, lazy[l].b, lazy[l].len), n += lazy[l].len;
+                    memcpy(code + n, part[p].b, part[p].len), n += part[p].len;
+                    if (jump)
+                        code[n++] = 0xeb, code[n++] = 0x00; /* jmp to the next instruction */
+                    if (!part[p].cfof_only)
+                        memcpy(code + n, read_all, sizeof(read_all)), n += sizeof(read_all);
+                    memcpy(code + n, read_cfof, sizeof(read_cfof)), n += sizeof(read_cfof);
+                    harness_init(s);
+                    s->r[0] = vals[v][0];
+                    s->r[3] = vals[v][1];
+                    s->rflags = 0x202 | ((v + p) & 1 ? ALL_FLAGS : 0);
+                    char what[128];
+                    snprintf(what, sizeof(what), "%s; %s;%s read, rax %#llx rbx %#llx", lazy[l].name,
+                             part[p].name, jump ? " jmp;" : "", (unsigned long long)vals[v][0],
+                             (unsigned long long)vals[v][1]);
+                    bad |= harness_compare(code, n, s, part[p].cfof_only ? CF | OF : ALL_FLAGS, what);
+                    ncases_total++;
+                }
+    free(s);
+    ck_assert_int_eq(bad, 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("shift");
@@ -338,6 +405,7 @@ int main(void)
     tcase_add_loop_test(t, double_shifts, 0, 6);
     tcase_add_test(t, odd_forms);
     tcase_add_test(t, zero_count_zero_extends);
+    tcase_add_test(t, partial_flags_over_lazy);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
     srunner_set_fork_status(r, CK_NOFORK);
