@@ -21,7 +21,7 @@
 #include "syscalls/syscalls.h"
 #include "syscalls/thread.h"
 
-enum kind { K_FREE, K_INSN, K_BLOCK, K_MEM, K_SYSCALL };
+enum kind { K_FREE, K_INSN, K_BLOCK, K_MEM, K_SYSCALL, K_END };
 
 struct entry {
     int kind;               /* enum kind; K_FREE: unused (read atomically) */
@@ -35,7 +35,7 @@ struct entry {
 static struct entry table[MAX_HOOKS];
 static unsigned used;       /* entries [0, used) may be live */
 static int next_id = 1;
-static unsigned counts[K_SYSCALL + 1];
+static unsigned counts[K_END + 1];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Live entries of a kind, in the order they were added. */
@@ -105,6 +105,16 @@ static void on_sys_after(struct cpu *c, uint64_t nr, const uint64_t a[6], int64_
 
 static const struct sys_hook_ops sys_ops = { on_sys_before, on_sys_after };
 
+static void on_end(struct cpu *c, int how, int code)
+{
+    elfemu_end end = { how == GTHREAD_END_SIGNAL ? ELFEMU_END_SIGNAL
+                       : how == GTHREAD_END_EXEC ? ELFEMU_END_EXEC
+                                                 : ELFEMU_END_EXIT,
+                       code };
+    FOR_EACH(e, K_END)
+        ((elfemu_end_hook)e->fn)(e->vm, (elfemu_thread *)c, &end, e->user);
+}
+
 /* ------------------------------------------------------------ the table */
 
 /* Make the interpreter's mode follow the table (lock held). */
@@ -114,6 +124,7 @@ static void update(elfemu *vm)
     if (!initialised) {
         cpu_hooks_init(&cpu_ops);
         sys_hooks_init(&sys_ops);
+        gthread_set_end_hook(on_end);
         initialised = true;
     }
     __atomic_store_n(&cpu_ops.mem, counts[K_MEM] ? on_mem : NULL, __ATOMIC_RELEASE);
@@ -173,6 +184,11 @@ int elfemu_hook_syscall(elfemu *vm, elfemu_syscall_before_hook before,
                         elfemu_syscall_after_hook after, void *user)
 {
     return add(vm, K_SYSCALL, (void *)before, (void *)after, user);
+}
+
+int elfemu_hook_end(elfemu *vm, elfemu_end_hook fn, void *user)
+{
+    return add(vm, K_END, (void *)fn, NULL, user);
 }
 
 /* Retire entry e (lock held). */

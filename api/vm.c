@@ -146,6 +146,11 @@ struct mm_space *vm_space(elfemu *vm)
     return vm->loaded ? &vm->mm : NULL;
 }
 
+struct cpu *vm_cpu(elfemu *vm)
+{
+    return &vm->cpu;
+}
+
 int elfemu_bits(const elfemu *vm)
 {
     return vm->loaded ? vm->info.bits : 0;

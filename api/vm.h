@@ -8,6 +8,9 @@
 /* The VM's address space; NULL before a successful load. */
 struct mm_space *vm_space(elfemu *vm);
 
+/* The VM's own thread: the CPU elfemu_run() runs. */
+struct cpu *vm_cpu(elfemu *vm);
+
 /* Remove every hook of vm (api/hooks.c), when it is destroyed. */
 void hooks_forget(elfemu *vm);
 

@@ -71,7 +71,13 @@ struct cpu_cache {
     struct range queue[QUEUE_MAX];
     unsigned nqueue;
     bool flush_all;
+    uint64_t decoded;         /* blocks decoded (written by the owner only) */
 };
+
+/* The statistics of block.h (relaxed atomics: read by any thread). */
+static uint64_t decoded_by_ended;   /* blocks decoded by caches since destroyed */
+static uint64_t smc_pages;
+static uint64_t code_generation;
 
 static struct code_registry *registry(const struct mm_space *mm)
 {
@@ -123,6 +129,7 @@ static bool reg_remove(struct mm_space *mm, struct code_page **slot)
 /* Queue [start, end) in every cache and raise their attention. */
 static void queue_everywhere(struct code_registry *r, uint64_t start, uint64_t end)
 {
+    __atomic_fetch_add(&code_generation, 1, __ATOMIC_RELAXED);
     for (struct cpu_cache *k = r->caches; k; k = k->next) {
         if (k->nqueue < QUEUE_MAX)
             k->queue[k->nqueue++] = (struct range){ start, end };
@@ -194,8 +201,10 @@ void cpu_code_writable(struct cpu *c, uint64_t start, uint64_t end)
     if ((end - first) / MM_PAGE_SIZE <= 4 * r->npages) {
         for (uint64_t p = first; p < end && r->nprotected; p += MM_PAGE_SIZE) {
             struct code_page **slot = reg_slot(r, p);
-            if (*slot && (*slot)->write_protected)
+            if (*slot && (*slot)->write_protected) {
                 invalidate_locked(c->mm, p, p + MM_PAGE_SIZE);
+                __atomic_fetch_add(&smc_pages, 1, __ATOMIC_RELAXED);
+            }
         }
     } else {
         /* A large buffer (read(fd, buf, 1 GiB) with a short file): visit
@@ -204,9 +213,10 @@ void cpu_code_writable(struct cpu *c, uint64_t start, uint64_t end)
         for (unsigned i = 0; i < (1u << PAGE_HASH_BITS) && r->nprotected; i++)
             for (struct code_page **slot = &r->pages[i]; *slot;) {
                 struct code_page *p = *slot;
-                if (p->write_protected && p->page >= first && p->page < end)
+                if (p->write_protected && p->page >= first && p->page < end) {
                     invalidate_locked(c->mm, p->page, p->page + MM_PAGE_SIZE);
-                else
+                    __atomic_fetch_add(&smc_pages, 1, __ATOMIC_RELAXED);
+                } else
                     slot = &p->next;
             }
     }
@@ -226,6 +236,7 @@ static bool code_write_hook(struct mm_space *mm, uint64_t addr)
     struct code_page **slot = reg_slot(r, page);
     if (*slot && (*slot)->write_protected) {
         invalidate_locked(mm, page, page + MM_PAGE_SIZE);
+        __atomic_fetch_add(&smc_pages, 1, __ATOMIC_RELAXED);
         handled = true;
     } else if (!*slot && mm_prot_at(mm, page) >= 0 && (mm_prot_at(mm, page) & PROT_WRITE)) {
         /* Another thread dropped the page between our store and this
@@ -459,6 +470,7 @@ static struct block *decode_block(struct cpu *c, uint64_t rip)
         b->ops[n].fn = op_block_end;
     }
     struct cpu_cache *k = c->cache;
+    __atomic_store_n(&k->decoded, k->decoded + 1, __ATOMIC_RELAXED);
     for (uint64_t p = mm_page_down(rip); p < pc; p += MM_PAGE_SIZE)
         page_add(k, p, b);
     unsigned h = hash_rip(rip);
@@ -482,6 +494,29 @@ struct block *cpu_block_lookup(struct cpu *c, uint64_t rip)
         if (b->start == rip)
             return b;
     return decode_block(c, rip);
+}
+
+/* ------------------------------------------------------------ statistics */
+
+uint64_t cpu_blocks_decoded(struct mm_space *mm)
+{
+    uint64_t n = __atomic_load_n(&decoded_by_ended, __ATOMIC_RELAXED);
+    mm_lock(mm);
+    struct code_registry *r = registry(mm);
+    for (struct cpu_cache *k = r ? r->caches : NULL; k; k = k->next)
+        n += __atomic_load_n(&k->decoded, __ATOMIC_RELAXED);
+    mm_unlock(mm);
+    return n;
+}
+
+uint64_t cpu_smc_invalidations(void)
+{
+    return __atomic_load_n(&smc_pages, __ATOMIC_RELAXED);
+}
+
+uint64_t cpu_code_generation(void)
+{
+    return __atomic_load_n(&code_generation, __ATOMIC_RELAXED);
 }
 
 /* ------------------------------------------------------------ lifetime */
@@ -550,6 +585,7 @@ void cpu_cache_destroy(struct cpu *c)
     while (*slot != k)
         slot = &(*slot)->next;
     *slot = k->next;
+    __atomic_fetch_add(&decoded_by_ended, k->decoded, __ATOMIC_RELAXED);
     if (!r->caches)
         registry_free(c->mm);
     mm_unlock(c->mm);

@@ -66,6 +66,16 @@ void cpu_cache_attend(struct cpu *c);
  * block boundary): the way blocks are decoded has changed (hooks). */
 void cpu_cache_flush_all(struct mm_space *mm);
 
+/* Counters for --stats (elfemu_get_stats), process-wide and off the hot
+ * path: blocks decoded by every thread of mm so far (ended ones too);
+ * code pages invalidated because the guest (an instruction or a syscall)
+ * wrote to them; and a generation bumped whenever decoded code is dropped
+ * because guest code may have changed (a tool that caches what it learned
+ * per block address starts afresh when it changes). */
+uint64_t cpu_blocks_decoded(struct mm_space *mm);
+uint64_t cpu_smc_invalidations(void);
+uint64_t cpu_code_generation(void);
+
 int cpu_cache_create(struct cpu *c);
 void cpu_cache_destroy(struct cpu *c);
 

@@ -49,6 +49,18 @@ static __thread struct pending {
     bool down;              /* DF */
 } pend;
 
+/* The hooked block and instruction the thread is running (set by the
+ * hook ops), so that a fault can count the instructions of the block that
+ * retired before it.  icount: the thread's count when the block began
+ * (the dispatch loop adds the block's once it completes); epoch: the
+ * cache's (a block is freed only after the epoch changes). */
+static __thread struct {
+    struct cpu *c;
+    const struct block *b;
+    const struct hook_insn *in;
+    uint64_t icount, epoch;
+} running;
+
 void cpu_hooks_init(const struct cpu_hook_ops *ops)
 {
     hook_ops = ops;
@@ -274,8 +286,24 @@ void cpu_hook_flush(struct cpu *c)
 
 void cpu_hook_fault(struct cpu *c)
 {
-    (void)c;
     pend.c = NULL;
+    /* The dispatch loop counts a block's instructions once it completes;
+     * those that retired before the fault count too: the ones before the
+     * instruction whose hook op ran last, and that one itself when rip is
+     * past it (a trap after the instruction: INT3, INTO, a syscall).  A
+     * fault between two blocks (decoding the next) finds the block
+     * counted already. */
+    if (running.c == c && running.b && running.in && running.icount == c->icount &&
+        running.epoch == cache_hot(c)->epoch) {
+        const struct block *b = running.b;
+        const struct hook_insn *rec = (const struct hook_insn *)(b->ops + 2 * b->nops + 2);
+        uint64_t done = (uint64_t)(running.in - rec);
+        if (c->rip == wrap(c, running.in->addr + running.in->len))
+            done++;
+        if (c->rip == running.in->addr || c->rip == wrap(c, running.in->addr + running.in->len))
+            c->icount += done;
+    }
+    running.b = NULL;
 }
 
 static void pre(struct cpu *c, const struct hook_insn *in)
@@ -309,13 +337,19 @@ static void pre(struct cpu *c, const struct hook_insn *in)
 
 static void op_hook_insn(struct cpu *c, const struct op *op)
 {
-    pre(c, (const struct hook_insn *)(uintptr_t)op->imm);
+    running.in = (const struct hook_insn *)(uintptr_t)op->imm;
+    pre(c, running.in);
     NEXT(c, op);
 }
 
 static void op_hook_block(struct cpu *c, const struct op *op)
 {
     const struct block *b = (const struct block *)(uintptr_t)op->imm;
+    running.c = c;
+    running.b = b;
+    running.in = NULL;
+    running.icount = c->icount;
+    running.epoch = cache_hot(c)->epoch;
     if (hook_ops->mem)
         flush(c);
     if (hook_ops->block)
@@ -327,6 +361,7 @@ void cpu_hook_step(struct cpu *c, const struct op *op)
 {
     struct hook_insn in;
     memset(&in, 0, sizeof(in));
+    running.b = NULL; /* cpu_step counts its one instruction itself */
     in.addr = c->rip;
     in.len = op->len;
     if (mm_read(c->mm, c->rip, in.bytes, in.len) != 0)

@@ -157,6 +157,41 @@ void elfemu_set_fpstate(elfemu *vm, const uint8_t in[512]);
 /** Instructions the guest has retired so far. */
 uint64_t elfemu_icount(const elfemu *vm);
 
+/** What elfemu_get_stats() reports: counters of the whole process. */
+typedef struct elfemu_stats {
+    /** Instructions retired by every thread of the process, the ended ones
+     *  too (a REP string instruction counts once, however many
+     *  iterations).  Counted per block: while hooks are on an instruction
+     *  that faults ends the count of its block exactly; without hooks the
+     *  instructions of a block cut short by a fault are not counted. */
+    uint64_t instructions;
+    /** Blocks the interpreter decoded, all threads (each thread decodes
+     *  into its own cache; invalidated code is decoded again). */
+    uint64_t blocks_decoded;
+    /** Self-modifying code: code pages whose decoded blocks were dropped
+     *  because the guest wrote to them (an instruction, or a syscall
+     *  writing a buffer there). */
+    uint64_t smc_invalidations;
+} elfemu_stats;
+
+/** Fill @p out with the counters so far; 0, or -1 before a load.  Safe
+ *  from hooks and other threads (other threads' counts may be a block
+ *  behind). */
+int elfemu_get_stats(elfemu *vm, elfemu_stats *out);
+
+/**
+ * A number that changes whenever decoded code is dropped because guest
+ * code may have changed (a write to a code page, munmap or mprotect of
+ * one, a mapping over one).  A tool that keeps what it learned per block
+ * address (from the block hook) starts afresh when it changes.  Cheap
+ * (one load): meant to be called from every block hook.
+ */
+uint64_t elfemu_code_generation(const elfemu *vm);
+
+/** The name of syscall @p nr of the ABI with word size @p bits (64: the
+ *  x86_64 numbers, 32: the i386 ones), e.g. "openat"; NULL when unknown. */
+const char *elfemu_syscall_name(int bits, uint64_t nr);
+
 /** Index of a register in elfemu_regs::gpr. */
 enum { ELFEMU_RAX, ELFEMU_RCX, ELFEMU_RDX, ELFEMU_RBX, ELFEMU_RSP, ELFEMU_RBP,
        ELFEMU_RSI, ELFEMU_RDI };
@@ -324,6 +359,35 @@ int elfemu_hook_mem(elfemu *vm, elfemu_mem_hook fn, void *user);
 /** Either function may be NULL (not both). */
 int elfemu_hook_syscall(elfemu *vm, elfemu_syscall_before_hook before,
                         elfemu_syscall_after_hook after, void *user);
+
+/** How the program ended (elfemu_end_hook). */
+typedef enum elfemu_end_kind {
+    ELFEMU_END_EXIT,    /**< the process exited: @c code is its status */
+    ELFEMU_END_SIGNAL,  /**< it died of a signal: @c code is the signal */
+    ELFEMU_END_EXEC,    /**< it replaced itself by execve (the new program
+                             runs under a new elfemu): @c code is 0 */
+} elfemu_end_kind;
+
+/** The end of the program (elfemu_end_hook). */
+typedef struct elfemu_end {
+    elfemu_end_kind kind;
+    int code;
+} elfemu_end;
+
+/**
+ * Called once when the program ends, whichever way and on whichever
+ * thread: the last thread's exit, exit_group from any thread, a fatal
+ * signal, or an execve once it can no longer fail (a host execve that
+ * fails after all calls it again at the real end).  It runs before
+ * elfemu_run() returns -- or instead, when another thread ends the
+ * process and elfemu_run() never returns -- while the other threads may
+ * still be running.  @p t is the thread that ends the program, NULL when
+ * the last thread to exit is already gone.  A forked child is a copy of
+ * the process, hooks included: it calls the hook at its own end.
+ */
+typedef void (*elfemu_end_hook)(elfemu *vm, elfemu_thread *t, const elfemu_end *end,
+                                void *user);
+int elfemu_hook_end(elfemu *vm, elfemu_end_hook fn, void *user);
 
 /** Remove a hook by id; 0, or -1 when there is no such hook. */
 int elfemu_hook_remove(elfemu *vm, int id);

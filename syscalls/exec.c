@@ -36,6 +36,7 @@
 #include "syscalls/procfs.h"
 #include "syscalls/strace.h"
 #include "syscalls/syscalls.h"
+#include "syscalls/thread.h"
 
 #define EXEC_PATH_MAX 4096            /* PATH_MAX, with the NUL */
 #define MAX_ARG_STRLEN (32 * 4096ull) /* one argument or environment string */
@@ -342,9 +343,11 @@ static int do_execve(struct cpu *c, int dirfd, uint64_t upath, uint64_t uargv, u
         fcntl(dirfd, F_SETFD, dirfd_flags & ~FD_CLOEXEC);
     sig_prepare_exec(c);
     strace_exec_now(c);
+    gthread_end(c, GTHREAD_END_EXEC, 0);
     fflush(NULL);
     execve(reexec_words[0], (char *const *)hargv, (char *const *)henvp);
     r = -errno;
+    gthread_end_rearm();
     sig_exec_failed(c);
     if (dirfd_flags & FD_CLOEXEC)
         fcntl(dirfd, F_SETFD, dirfd_flags);

@@ -71,6 +71,9 @@ static int group_status;                /* the last thread's exit code */
 static bool main_waiting;               /* main_thread waits for the others */
 static struct mm_space *space;          /* the guest space, once known */
 static __thread struct gthread *self;
+static uint64_t icount_ended;           /* instructions of the threads that ended */
+static void (*end_hook)(struct cpu *c, int how, int code);
+static int ended;                       /* the end was reported */
 
 /* The calling thread's record; the VM's own thread is known lazily (and
  * starts afresh when an embedder runs another VM on it). */
@@ -103,6 +106,34 @@ static long host_futex(void *uaddr, int op, uint32_t val, const void *timeout_or
 
 /* ------------------------------------------------------------ the end of a process */
 
+uint64_t gthread_icount_others(void)
+{
+    pthread_mutex_lock(&threads_lock);
+    uint64_t n = __atomic_load_n(&icount_ended, __ATOMIC_RELAXED);
+    for (struct gthread *g = threads; g; g = g->next)
+        if (g != &main_thread && g->cpu)
+            n += __atomic_load_n(&g->cpu->icount, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&threads_lock);
+    return n;
+}
+
+void gthread_set_end_hook(void (*fn)(struct cpu *c, int how, int code))
+{
+    __atomic_store_n(&end_hook, fn, __ATOMIC_RELEASE);
+}
+
+void gthread_end(struct cpu *c, int how, int code)
+{
+    void (*fn)(struct cpu *, int, int) = __atomic_load_n(&end_hook, __ATOMIC_ACQUIRE);
+    if (fn && !__atomic_exchange_n(&ended, 1, __ATOMIC_ACQ_REL))
+        fn(c, how, code);
+}
+
+void gthread_end_rearm(void)
+{
+    __atomic_store_n(&ended, 0, __ATOMIC_RELEASE);
+}
+
 static void group_release(struct cpu *c);
 
 /* The tids of the live threads but this one and the leader (--strace
@@ -123,8 +154,10 @@ static int other_tids(pid_t *out, int max)
  * when no thread's robust futexes are left to release. */
 static __attribute__((noreturn)) void process_exit(struct cpu *c, int status)
 {
-    if (c)
+    if (c) {
+        gthread_end(c, GTHREAD_END_EXIT, status);
         group_release(c);
+    }
     if (UNLIKELY(strace_on) && !c) {
         strace_exited(status); /* the last thread, threads_lock held */
     } else if (UNLIKELY(strace_on)) {
@@ -140,6 +173,7 @@ static __attribute__((noreturn)) void process_exit(struct cpu *c, int status)
  * of elfemu (as the tools' exit_like() does for the main thread). */
 static __attribute__((noreturn)) void process_kill(struct cpu *c, int sig)
 {
+    gthread_end(c, GTHREAD_END_SIGNAL, sig);
     group_release(c);
     if (UNLIKELY(strace_on)) {
         pid_t others[256];
@@ -166,6 +200,7 @@ void gthread_run_ended(struct cpu *c)
     if (c->stop == CPU_SIGNALED && gthread_count() > 1)
         process_kill(c, c->stop_code);
     /* The process ends with this thread (exit_group, or the signal). */
+    gthread_end(c, c->stop == CPU_SIGNALED ? GTHREAD_END_SIGNAL : GTHREAD_END_EXIT, c->stop_code);
     group_release(c);
 }
 
@@ -364,6 +399,7 @@ static void *thread_main(void *arg)
     /* A fork from now on must not free this CPU in its child again. */
     pthread_mutex_lock(&threads_lock);
     t->cpu = NULL;
+    __atomic_fetch_add(&icount_ended, c->icount, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&threads_lock);
     cpu_free(c);
     mm_fault_thread_exit();
@@ -377,8 +413,13 @@ static void *thread_main(void *arg)
         group_status = code; /* see the top */
     if (UNLIKELY(strace_on))
         strace_set_threads(nthreads > 0 ? nthreads : 1);
-    if (last && !main_waiting)
+    if (last && !main_waiting) {
+        /* The end hook may ask for the thread count or the statistics. */
+        pthread_mutex_unlock(&threads_lock);
+        gthread_end(NULL, GTHREAD_END_EXIT, code);
+        pthread_mutex_lock(&threads_lock);
         process_exit(NULL, code); /* its own list went in sys_exit() */
+    }
     if (last)
         pthread_cond_broadcast(&threads_gone);
     pthread_mutex_unlock(&threads_lock);

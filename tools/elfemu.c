@@ -11,6 +11,7 @@
 
 #include "elfemu.h"
 #include "tools/options.h"
+#include "tools/outfile.h"
 #include "tools/trace.h"
 
 extern char **environ;
@@ -34,6 +35,19 @@ static void exit_like(const elfemu_exit *x)
     exit(128 + x->code);
 }
 
+/* Add an option a re-executed elfemu (the guest's execve) gets. */
+static void pass_on(struct options *o, const char *opt, const char *val)
+{
+    const char **v = realloc(o->reexec, (size_t)(o->nreexec + 3) * sizeof(*v));
+    if (!v)
+        return;
+    v[o->nreexec++] = opt;
+    v[o->nreexec++] = val;
+    v[o->nreexec] = NULL;
+    o->reexec = v;
+    o->cfg.reexec_argv = v;
+}
+
 int main(int argc, char **argv)
 {
     /* Our own binary, before anything can change what /proc/self/exe is:
@@ -55,26 +69,21 @@ int main(int argc, char **argv)
         o.cfg.reexec_argv = NULL;
     /* --trace shares --trace-file with --strace; a re-executed elfemu (the
      * guest's execve) appends to it, found from any directory. */
-    static char trace_path[PATH_MAX];
+    static char trace_path[PATH_MAX], stats_path[PATH_MAX];
     if (o.trace.on && o.cfg.trace_file) {
-        char cwd[PATH_MAX] = "";
-        if (o.cfg.trace_file[0] != '/' && !getcwd(cwd, sizeof(cwd)))
-            cwd[0] = 0;
-        snprintf(trace_path, sizeof(trace_path), "%s%s%s", cwd, cwd[0] ? "/" : "",
-                 o.cfg.trace_file);
+        outfile_absolute(o.cfg.trace_file, trace_path, sizeof(trace_path));
         o.trace.file = trace_path;
         /* --strace opened (and truncated) it already. */
         o.trace.append = o.cfg.trace_append || o.cfg.strace;
-        if (!o.cfg.strace && n > 0) {
-            const char **v = realloc(o.reexec, (size_t)(o.nreexec + 3) * sizeof(*v));
-            if (v) {
-                v[o.nreexec++] = "--trace-file-append";
-                v[o.nreexec++] = trace_path;
-                v[o.nreexec] = NULL;
-                o.reexec = v;
-                o.cfg.reexec_argv = v;
-            }
-        }
+        if (!o.cfg.strace && n > 0)
+            pass_on(&o, "--trace-file-append", trace_path);
+    }
+    /* Likewise the --stats file: every process of the tree reports into it. */
+    if (o.stats.on && o.stats.file) {
+        outfile_absolute(o.stats.file, stats_path, sizeof(stats_path));
+        o.stats.file = stats_path;
+        if (n > 0)
+            pass_on(&o, "--stats-file-append", stats_path);
     }
     /* A guest's execve names the program exactly: no $PATH search. */
     char *path = o.execve ? strdup(o.program) : elfemu_find_program_in(o.program, o.cfg.sysroot);
@@ -113,6 +122,8 @@ int main(int argc, char **argv)
         printf("Running it:\n");
         fflush(stdout);
     }
+    if (o.stats.on && stats_begin(vm, &o.stats, o.program) != 0)
+        goto out;
     if (o.trace.on && trace_begin(vm, &o.trace) != 0)
         goto out;
     if (elfemu_run(vm, &x) != 0) {

@@ -46,6 +46,13 @@ void options_usage(FILE *f)
           "  --exec-rlimits L   (internal) the guest's RLIMIT_AS and RLIMIT_DATA\n"
           "  --trace-pids       prefix every --strace line with the pid from the start\n"
           "                     (passed on execve once the guest has forked)\n"
+          "  --stats[=json]     at the end, what the run did: instructions, wall time,\n"
+          "                     MIPS, blocks decoded and executed, SMC invalidations,\n"
+          "                     syscalls by name, the top mnemonics and functions;\n"
+          "                     =json: as one JSON object (to stderr)\n"
+          "  --stats-file FILE  write the --stats report to FILE (truncated) instead\n"
+          "  --stats-file-append FILE\n"
+          "                     the same, appending (passed on when the guest execs)\n"
           "  -h, --help         show this help\n"
           "  --version          show the version\n",
           f);
@@ -214,6 +221,29 @@ static int trace_option(struct options *o, const char *a, const char *next, int 
     return keep(o, names[k], val) != 0 ? fail("out of memory", NULL) : 0;
 }
 
+/* NAME FILE, NAME=FILE or NAME-append FILE (name e.g. "--trace-file"):
+ * the file and whether to append to it.  1 when a is none of them, 0 when
+ * it was one, -1 on a usage error. */
+static int file_option(const char *name, const char *a, const char *next, int *i,
+                       const char **file, bool *append)
+{
+    size_t n = strlen(name);
+    bool inline_val = !strncmp(a, name, n) && a[n] == '=';
+    bool app = !strncmp(a, name, n) && !strcmp(a + n, "-append");
+    if (!inline_val && !app && strcmp(a, name))
+        return 1;
+    const char *val = inline_val ? a + n + 1 : next;
+    if (!val || !*val) {
+        fprintf(stderr, "elfemu: %s needs a file name (try --help)\n", name);
+        return -1;
+    }
+    *file = val;
+    *append = app;
+    if (!inline_val)
+        (*i)++;
+    return 0;
+}
+
 int options_parse(struct options *o, int argc, char **argv, char **environ)
 {
     memset(o, 0, sizeof(*o));
@@ -232,7 +262,7 @@ int options_parse(struct options *o, int argc, char **argv, char **environ)
         if (!(o->env[i] = strdup(environ[i])))
             return fail("out of memory", NULL);
 
-    int i = 1;
+    int i = 1, r;
     for (; i < argc && argv[i][0] == '-'; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -258,17 +288,21 @@ int options_parse(struct options *o, int argc, char **argv, char **environ)
             o->cfg.strace = true;
         } else if (!strcmp(a, "--trace-pids")) {
             o->cfg.trace_pids = true;
-        } else if (!strcmp(a, "--trace-file") || !strcmp(a, "--trace-file-append") ||
-                   !strncmp(a, "--trace-file=", 13)) {
-            bool inline_val = a[12] == '=';
-            if (inline_val)
-                val = a + 13;
-            if (!val || !*val)
-                return fail("--trace-file needs a file name", NULL);
-            o->cfg.trace_file = val;
-            o->cfg.trace_append = a[12] == '-';
-            if (!inline_val)
-                i++;
+        } else if ((r = file_option("--trace-file", a, val, &i, &o->cfg.trace_file,
+                                    &o->cfg.trace_append)) <= 0) {
+            if (r < 0)
+                return -1;
+        } else if (!strcmp(a, "--stats") || !strcmp(a, "--stats=json")) {
+            o->stats.on = true;
+            o->stats.json = a[7] == '=';
+            if (keep(o, a, NULL) != 0)
+                return fail("out of memory", NULL);
+        } else if (!strncmp(a, "--stats=", 8)) {
+            return fail("--stats takes only =json", a);
+        } else if ((r = file_option("--stats-file", a, val, &i, &o->stats.file,
+                                    &o->stats.append)) <= 0) {
+            if (r < 0)
+                return -1;
         } else if (!strncmp(a, "--trace", 7) || !strncmp(a, "--syntax", 8)) {
             if (trace_option(o, a, val, &i) != 0)
                 return -1;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "elfemu.h"
+#include "tools/stats.h"
 #include "tools/trace.h"
 
 struct options {
@@ -24,6 +25,7 @@ struct options {
     char **args;            /* PROGRAM's arguments, argv-style, after PROGRAM */
     int nargs;
     struct trace_options trace; /* --trace and its filters */
+    struct stats_options stats; /* --stats[=json], --stats-file */
 };
 
 /* Parse argv; on a usage error prints one line and returns -1, on --help or

@@ -366,3 +366,11 @@ size_t syms_addresses(struct syms *s, const char *name, uint64_t *out, size_t ma
     }
     return n;
 }
+
+bool syms_maps_call(int bits, uint64_t nr)
+{
+    if (bits == 64)
+        return nr == 9 || nr == 10 || nr == 11 || nr == 25;
+    /* mmap, mmap2, munmap, mprotect, mremap */
+    return nr == 90 || nr == 192 || nr == 91 || nr == 125 || nr == 163;
+}

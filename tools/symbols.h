@@ -30,4 +30,9 @@ size_t syms_format(struct syms *s, uint64_t addr, char *out, size_t size);
  * (at most max); how many were found. */
 size_t syms_addresses(struct syms *s, const char *name, uint64_t *out, size_t max);
 
+/* Whether syscall nr (of the ABI with word size bits) may change the
+ * executable mappings (mmap, mprotect, munmap, mremap): a tool calls
+ * syms_changed() after it succeeds. */
+bool syms_maps_call(int bits, uint64_t nr);
+
 #endif

@@ -13,7 +13,6 @@
  * before what the syscall does: a fork, an execve, --strace's line) and at
  * the end.  Disassembly and symbols are cached by address. */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -23,6 +22,7 @@
 
 #include <Zydis/Zydis.h>
 
+#include "tools/outfile.h"
 #include "tools/symbols.h"
 #include "tools/trace.h"
 
@@ -78,15 +78,7 @@ static __thread struct pending {
 
 static void out_flush(void)
 {
-    size_t off = 0;
-    while (off < T.len) {
-        ssize_t n = write(T.fd, T.out + off, T.len - off);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        off += (size_t)n;
-    }
+    outfile_write(T.fd, T.out, T.len);
     T.len = 0;
 }
 
@@ -335,14 +327,7 @@ static void on_mem(elfemu *vm, elfemu_thread *t, const elfemu_mem_access *a, voi
     P.mlen += (size_t)n;
 }
 
-/* Syscalls that change the executable mappings, and those that end the thread. */
-static bool maps_call(int bits, uint64_t nr)
-{
-    if (bits == 64)
-        return nr == 9 || nr == 10 || nr == 11 || nr == 25; /* mmap mprotect munmap mremap */
-    return nr == 90 || nr == 192 || nr == 91 || nr == 125 || nr == 163;
-}
-
+/* Syscalls that end the thread. */
 static bool exit_call(int bits, uint64_t nr)
 {
     return bits == 64 ? nr == 60 || nr == 231 : nr == 1 || nr == 252;
@@ -357,7 +342,7 @@ static bool on_sys_before(elfemu *vm, elfemu_thread *t, elfemu_syscall *call, vo
     out_flush();
     pthread_mutex_unlock(&T.lock);
     /* The trace descriptor is not the guest's. */
-    if (call->nr == (call->bits == 64 ? 3u : 6u) && (int)call->args[0] == T.fd && T.fd > 2) {
+    if (outfile_guest_closes(call, T.fd)) {
         call->result = -EBADF;
         return true;
     }
@@ -367,7 +352,7 @@ static bool on_sys_before(elfemu *vm, elfemu_thread *t, elfemu_syscall *call, vo
 static void on_sys_after(elfemu *vm, elfemu_thread *t, elfemu_syscall *call, void *user)
 {
     (void)vm, (void)t, (void)user;
-    if (maps_call(call->bits, call->nr) && call->result >= 0) {
+    if (syms_maps_call(call->bits, call->nr) && call->result >= 0) {
         pthread_mutex_lock(&T.lock);
         syms_changed(T.syms);
         T.sym_gen++;
@@ -390,22 +375,9 @@ int trace_begin(elfemu *vm, const struct trace_options *o)
         fprintf(stderr, "elfemu: out of memory\n");
         return -1;
     }
-    if (o->file) {
-        T.fd = open(o->file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (o->append ? 0 : O_TRUNC),
-                    0666);
-        if (T.fd < 0) {
-            fprintf(stderr, "elfemu: cannot open the trace file %s: %s\n", o->file, strerror(errno));
-            return -1;
-        }
-        /* Out of the way of the guest's lowest-free-number allocation. */
-        int moved = fcntl(T.fd, F_DUPFD_CLOEXEC, 900);
-        if (moved >= 0) {
-            close(T.fd);
-            T.fd = moved;
-        }
-    } else {
-        T.fd = 2;
-    }
+    T.fd = o->file ? outfile_open(o->file, o->append, "trace file") : 2;
+    if (T.fd < 0)
+        return -1;
     T.id_insn = elfemu_hook_insn(vm, on_insn, NULL);
     T.id_mem = o->mem ? elfemu_hook_mem(vm, on_mem, NULL) : 0;
     T.id_sys = elfemu_hook_syscall(vm, on_sys_before, on_sys_after, NULL);

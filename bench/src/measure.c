@@ -1,30 +1,55 @@
-/* bench helper: run a command once, print "<wall seconds> <peak RSS KiB>
- * <exit status>" to stderr-free stdout of our own (the command's stdout goes
- * to the file given with -o).  Wall time from CLOCK_MONOTONIC, peak RSS from
- * wait4()'s rusage, so nothing outside Debian's base system is needed. */
+/* bench helper: run a command once and print "<wall seconds> <peak RSS KiB>
+ * <exit status>" on our own stdout; the command's stdout goes to OUTFILE,
+ * its stdin comes from INFILE (default /dev/null, so no workload ever waits
+ * on a terminal) and its stderr goes to ERRFILE (default: ours).  Wall time
+ * from CLOCK_MONOTONIC, peak RSS from wait4()'s rusage, so nothing outside
+ * Debian's base system is needed.  A signal death is reported as 128+N. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+/* Open PATH with FLAGS onto descriptor FD in the child, or die with 126. */
+static void redirect(const char *path, int flags, int fd)
+{
+    int f = open(path, flags, 0644);
+    if (f < 0 || dup2(f, fd) < 0) {
+        perror(path);
+        _exit(126);
+    }
+    if (f != fd)
+        close(f);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 4 || strcmp(argv[1], "-o") != 0) {
-        fprintf(stderr, "usage: measure -o OUTFILE COMMAND [ARGS...]\n");
+    const char *in = "/dev/null", *out = NULL, *err = NULL;
+    int c;
+    while ((c = getopt(argc, argv, "+i:o:e:")) != -1) {
+        switch (c) {
+        case 'i': in = optarg; break;
+        case 'o': out = optarg; break;
+        case 'e': err = optarg; break;
+        default: out = NULL; optind = argc; break;
+        }
+    }
+    if (out == NULL || optind >= argc) {
+        fprintf(stderr, "usage: measure [-i INFILE] -o OUTFILE [-e ERRFILE] COMMAND [ARGS...]\n");
         return 2;
     }
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     pid_t pid = fork();
     if (pid == 0) {
-        int fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd < 0 || dup2(fd, 1) < 0)
-            _exit(126);
-        execvp(argv[3], argv + 3);
+        redirect(in, O_RDONLY, 0);
+        redirect(out, O_WRONLY | O_CREAT | O_TRUNC, 1);
+        if (err != NULL)
+            redirect(err, O_WRONLY | O_CREAT | O_TRUNC, 2);
+        execvp(argv[optind], argv + optind);
+        perror(argv[optind]);
         _exit(127);
     }
     int status;
