@@ -18,6 +18,7 @@
 #include "cpu/flags.h"
 #include "cpu/fpstate.h"
 #include "cpu/hook.h"
+#include "cpu/x87_host.h"
 #include "syscalls/syscalls.h"
 #include "syscalls/thread.h"
 
@@ -55,8 +56,13 @@ int elfemu_thread_tid(const elfemu_thread *t)
 
 /* ------------------------------------------------------------ from the interpreter */
 
+/* Each entry first gives the host's x87 back (cpu/x87_host.h): a hook may do
+ * x87 arithmetic of its own, which must neither run under the guest's control
+ * word nor leave its flags in the guest's status word. */
+
 static void on_insn(struct cpu *c, uint64_t addr, const uint8_t *bytes, unsigned len)
 {
+    cpu_x87_release(c);
     elfemu_insn in = { addr, len, bytes };
     FOR_EACH(e, K_INSN)
         ((elfemu_insn_hook)e->fn)(e->vm, (elfemu_thread *)c, &in, e->user);
@@ -64,12 +70,14 @@ static void on_insn(struct cpu *c, uint64_t addr, const uint8_t *bytes, unsigned
 
 static void on_block(struct cpu *c, uint64_t start, uint64_t end, unsigned n)
 {
+    cpu_x87_release(c);
     FOR_EACH(e, K_BLOCK)
         ((elfemu_block_hook)e->fn)(e->vm, (elfemu_thread *)c, start, end, n, e->user);
 }
 
 static void on_mem(struct cpu *c, uint64_t addr, unsigned size, const void *data, bool write)
 {
+    cpu_x87_release(c);
     elfemu_mem_access a = { addr, size, write, 0, data };
     memcpy(&a.value, data, size < 8 ? size : 8);
     FOR_EACH(e, K_MEM)
@@ -81,6 +89,7 @@ static struct cpu_hook_ops cpu_ops = { on_insn, on_block, NULL };
 
 static bool on_sys_before(struct cpu *c, uint64_t *nr, uint64_t a[6], int64_t *result)
 {
+    cpu_x87_release(c);
     elfemu_syscall call = { *nr, { a[0], a[1], a[2], a[3], a[4], a[5] }, 0, c->bits };
     bool skip = false;
     FOR_EACH(e, K_SYSCALL)
@@ -96,6 +105,7 @@ static bool on_sys_before(struct cpu *c, uint64_t *nr, uint64_t a[6], int64_t *r
 
 static void on_sys_after(struct cpu *c, uint64_t nr, const uint64_t a[6], int64_t *result)
 {
+    cpu_x87_release(c);
     elfemu_syscall call = { nr, { a[0], a[1], a[2], a[3], a[4], a[5] }, *result, c->bits };
     FOR_EACH(e, K_SYSCALL)
         if (e->fn2)

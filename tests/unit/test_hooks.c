@@ -3,7 +3,7 @@
  * of stores and loads, syscall hooks skip a call with a result, change a
  * result and change arguments, and hooks come and go at run time.
  * argv[1] is the folder of the guest programs (tests/guest/trace_asm64.S,
- * hello_asm64.S, hello_asm32.S).  Check runs each test in its own process:
+ * hello_asm64.S, hello_asm32.S, x87flags_asm64.S).  Check runs each test in its own process:
  * hooks are process-wide. */
 #include <check.h>
 #include <fcntl.h>
@@ -258,6 +258,26 @@ START_TEST(change_arguments)
 }
 END_TEST
 
+/* A hook that does x87 arithmetic of its own (1/3 is inexact: PE) must not
+ * leave a flag in the guest's status word, whatever the interpreter keeps
+ * in the host's x87 between guest instructions. */
+static void inexact_insn_hook(elfemu *vm, elfemu_thread *t, const elfemu_insn *in, void *user)
+{
+    (void)vm, (void)t, (void)in, (void)user;
+    volatile long double one = 1, three = 3, q;
+    q = one / three;
+    (void)q;
+}
+
+START_TEST(hooks_keep_x87_flags)
+{
+    elfemu *vm = load("x87flags_asm64");
+    ck_assert_int_gt(elfemu_hook_insn(vm, inexact_insn_hook, NULL), 0);
+    ck_assert_int_eq(run(vm), 0); /* the status word's flags, as natively */
+    elfemu_destroy(vm);
+}
+END_TEST
+
 START_TEST(bad_arguments)
 {
     elfemu *vm = load("hello_asm64");
@@ -284,6 +304,7 @@ int main(int argc, char **argv)
     tcase_add_test(t, change_a_result);
     tcase_add_test(t, change_arguments);
     tcase_add_test(t, bad_arguments);
+    tcase_add_test(t, hooks_keep_x87_flags);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);
