@@ -34,25 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static void *volatile bad_pointer = (void *)16;
-#define BAD bad_pointer
-
-static void show(const char *what, long r)
-{
-    if (r < 0)
-        printf("%s: -1 %s\n", what, strerrorname_np(errno));
-    else
-        printf("%s: %ld\n", what, r);
-}
-
-static int fd_ok(const char *what, int fd)
-{
-    if (fd < 0)
-        printf("%s: -1 %s\n", what, strerrorname_np(errno));
-    else
-        printf("%s: ok\n", what);
-    return fd;
-}
+#include "show.h"
 
 static void put_file(const char *name, const char *text)
 {
@@ -69,7 +51,7 @@ static void put_file(const char *name, const char *text)
 static void open_flags(void)
 {
     show("umask 077 (old value)", umask(077));
-    int fd = fd_ok("open O_CREAT 0666 under umask 077", open("u", O_WRONLY | O_CREAT, 0666));
+    int fd = show_ok("open O_CREAT 0666 under umask 077", open("u", O_WRONLY | O_CREAT, 0666));
     struct stat st;
     fstat(fd, &st);
     printf("  mode %o\n", st.st_mode & 07777);
@@ -92,20 +74,20 @@ static void open_flags(void)
 
     symlink("a", "sl");
     symlink("nowhere", "dangling");
-    fd_ok("open O_NOFOLLOW of a symlink", open("sl", O_RDONLY | O_NOFOLLOW));
-    fd_ok("open O_CREAT|O_EXCL of a dangling symlink", open("dangling", O_RDWR | O_CREAT | O_EXCL, 0600));
-    fd = fd_ok("open O_CREAT through a dangling symlink", open("dangling", O_RDWR | O_CREAT, 0600));
+    show_ok("open O_NOFOLLOW of a symlink", open("sl", O_RDONLY | O_NOFOLLOW));
+    show_ok("open O_CREAT|O_EXCL of a dangling symlink", open("dangling", O_RDWR | O_CREAT | O_EXCL, 0600));
+    fd = show_ok("open O_CREAT through a dangling symlink", open("dangling", O_RDWR | O_CREAT, 0600));
     close(fd);
     show("  the target exists now", access("nowhere", F_OK));
-    fd_ok("open trailing slash on a file", open("a/", O_RDONLY));
-    fd_ok("open O_CREAT with a trailing slash", open("newdir/", O_RDWR | O_CREAT, 0600));
-    fd_ok("open O_WRONLY|O_RDWR", open("a", O_WRONLY | O_RDWR));
-    fd_ok("open empty path", open("", O_RDONLY));
-    fd_ok("open O_TMPFILE without write access", open(".", O_TMPFILE | O_RDONLY, 0600));
-    fd_ok("open O_TMPFILE on a file", open("a", O_TMPFILE | O_RDWR, 0600));
+    show_ok("open trailing slash on a file", open("a/", O_RDONLY));
+    show_ok("open O_CREAT with a trailing slash", open("newdir/", O_RDWR | O_CREAT, 0600));
+    show_ok("open O_WRONLY|O_RDWR", open("a", O_WRONLY | O_RDWR));
+    show_ok("open empty path", open("", O_RDONLY));
+    show_ok("open O_TMPFILE without write access", open(".", O_TMPFILE | O_RDONLY, 0600));
+    show_ok("open O_TMPFILE on a file", open("a", O_TMPFILE | O_RDWR, 0600));
 
     /* O_PATH: the descriptor names the file but cannot read it. */
-    int p = fd_ok("open O_PATH", open("a", O_PATH));
+    int p = show_ok("open O_PATH", open("a", O_PATH));
     char c;
     show("  read", read(p, &c, 1));
     show("  fstat", fstat(p, &st));
@@ -120,7 +102,7 @@ static void open_flags(void)
     show("  fsync", fsync(p));
     show("  flock", flock(p, LOCK_SH));
     close(p);
-    int ps = fd_ok("open O_PATH|O_NOFOLLOW of a symlink", open("sl", O_PATH | O_NOFOLLOW));
+    int ps = show_ok("open O_PATH|O_NOFOLLOW of a symlink", open("sl", O_PATH | O_NOFOLLOW));
     char buf[64] = { 0 };
     show("  readlinkat(fd, \"\")", readlinkat(ps, "", buf, sizeof(buf)));
     printf("  -> %s\n", buf);
@@ -308,7 +290,7 @@ static void bad_memory(void)
     show("open bad path, bad flags", syscall(SYS_open, BAD, O_RDONLY | O_TMPFILE | O_CREAT, 0));
     show("openat bad path, closed dirfd", syscall(SYS_openat, 999, BAD, O_RDONLY));
     show("openat relative, closed dirfd", syscall(SYS_openat, 999, "b", O_RDONLY));
-    fd_ok("openat absolute, closed dirfd", (int)syscall(SYS_openat, 999, "/", O_RDONLY));
+    show_ok("openat absolute, closed dirfd", (int)syscall(SYS_openat, 999, "/", O_RDONLY));
     show("openat relative, file dirfd", syscall(SYS_openat, fd, "x", O_RDONLY));
     show("getcwd size 0", syscall(SYS_getcwd, x, 0));
     char path[5000];
@@ -437,9 +419,9 @@ static void pipes(void)
     show("mknod bad type", mknod("weird", 0170000 | 0600, 0));
     show("mknod a char device (root only)", mknod("chr", S_IFCHR | 0600, makedev(1, 3)) == 0 || errno == EPERM ? 0 : -1);
     unlink("chr");
-    fd_ok("open a FIFO O_WRONLY|O_NONBLOCK without a reader", open("fifo", O_WRONLY | O_NONBLOCK));
-    int r = fd_ok("open a FIFO O_RDONLY|O_NONBLOCK", open("fifo", O_RDONLY | O_NONBLOCK));
-    int w = fd_ok("  then O_WRONLY", open("fifo", O_WRONLY | O_NONBLOCK));
+    show_ok("open a FIFO O_WRONLY|O_NONBLOCK without a reader", open("fifo", O_WRONLY | O_NONBLOCK));
+    int r = show_ok("open a FIFO O_RDONLY|O_NONBLOCK", open("fifo", O_RDONLY | O_NONBLOCK));
+    int w = show_ok("  then O_WRONLY", open("fifo", O_WRONLY | O_NONBLOCK));
     show("  write", write(w, "fifo", 4));
     char buf[8] = { 0 };
     show("  read", read(r, buf, sizeof(buf)));
@@ -695,7 +677,7 @@ static void at_calls(void)
     mkdir("dir/sub", 0755);
     int d = open("dir", O_RDONLY | O_DIRECTORY);
     int s = openat(d, "sub", O_RDONLY | O_DIRECTORY | O_PATH);
-    fd_ok("openat O_PATH dirfd then openat through it", openat(s, "../sub/../../a", O_RDONLY));
+    show_ok("openat O_PATH dirfd then openat through it", openat(s, "../sub/../../a", O_RDONLY));
     show("mkdirat through an O_PATH dirfd", mkdirat(s, "x", 0700));
     show("symlinkat", symlinkat("../a", d, "ln"));
     show("linkat AT_SYMLINK_FOLLOW", linkat(d, "ln", s, "hard", AT_SYMLINK_FOLLOW));
@@ -744,7 +726,7 @@ static void at_calls(void)
     chdir("gone");
     rmdir("../gone");
     show("getcwd in a removed directory", syscall(SYS_getcwd, cwd, sizeof(cwd)));
-    fd_ok("open . in it", open(".", O_RDONLY));
+    show_ok("open . in it", open(".", O_RDONLY));
     show("creat in it", creat("x", 0600));
     fchdir(back);
     close(back);

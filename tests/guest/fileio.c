@@ -32,9 +32,7 @@
 #include <unistd.h>
 #include <utime.h>
 
-/* Opaque to the compiler, which would warn about the bad pointer. */
-static void *volatile bad_pointer = (void *)16;
-#define BAD bad_pointer
+#include "show.h"
 
 /* A bad structure pointer: the 32-bit C library converts stat, statfs and
  * time structures itself (it would fault in the guest), so -m32 builds
@@ -51,24 +49,6 @@ static void *volatile bad_pointer = (void *)16;
 #define UTIMENSAT_BAD(dfd, path, fl) utimensat(dfd, path, BAD, fl)
 #endif
 
-static void show(const char *what, long r)
-{
-    if (r < 0)
-        printf("%s: -1 %s\n", what, strerrorname_np(errno));
-    else
-        printf("%s: %ld\n", what, r);
-}
-
-/* For calls returning a descriptor: its number is not printed. */
-static int fd_ok(const char *what, int fd)
-{
-    if (fd < 0)
-        printf("%s: -1 %s\n", what, strerrorname_np(errno));
-    else
-        printf("%s: ok\n", what);
-    return fd;
-}
-
 static void file_type(const char *what, const struct stat *st)
 {
     const char *t = S_ISREG(st->st_mode) ? "regular" : S_ISDIR(st->st_mode) ? "directory"
@@ -83,11 +63,11 @@ static void file_type(const char *what, const struct stat *st)
 static void open_rw(void)
 {
     umask(022);
-    int fd = fd_ok("open O_CREAT 0666 (umask 022)", open("f", O_RDWR | O_CREAT | O_EXCL, 0666));
+    int fd = show_ok("open O_CREAT 0666 (umask 022)", open("f", O_RDWR | O_CREAT | O_EXCL, 0666));
     struct stat st;
     fstat(fd, &st);
     file_type("fstat", &st);
-    fd_ok("open O_CREAT|O_EXCL again", open("f", O_RDWR | O_CREAT | O_EXCL, 0666));
+    show_ok("open O_CREAT|O_EXCL again", open("f", O_RDWR | O_CREAT | O_EXCL, 0666));
     show("write", write(fd, "hello, world\n", 13));
     show("lseek SEEK_CUR", lseek(fd, 0, SEEK_CUR));
     show("lseek SEEK_SET 7", lseek(fd, 7, SEEK_SET));
@@ -134,27 +114,27 @@ static void open_rw(void)
     int wo = open("f", O_WRONLY);
     show("read an O_WRONLY fd", read(wo, buf, 1));
     close(wo);
-    fd_ok("open missing", open("missing/file", O_RDONLY));
-    fd_ok("open a directory O_WRONLY", open(".", O_WRONLY));
+    show_ok("open missing", open("missing/file", O_RDONLY));
+    show_ok("open a directory O_WRONLY", open(".", O_WRONLY));
     int dfd = open(".", O_RDONLY);
     show("read a directory", read(dfd, buf, 1));
     close(dfd);
-    fd_ok("open bad path pointer", open(BAD, O_RDONLY));
-    fd_ok("open through a file", open("f/x", O_RDONLY));
+    show_ok("open bad path pointer", open(BAD, O_RDONLY));
+    show_ok("open through a file", open("f/x", O_RDONLY));
     char longname[300];
     memset(longname, 'n', sizeof(longname) - 1);
     longname[sizeof(longname) - 1] = 0;
-    fd_ok("open a 299-byte name", open(longname, O_RDONLY));
-    fd_ok("open O_DIRECTORY of a file", open("f", O_RDONLY | O_DIRECTORY));
-    fd_ok("open O_CREAT|O_DIRECTORY", open("g", O_RDONLY | O_CREAT | O_DIRECTORY, 0600));
-    fd_ok("creat", creat("c", 0600));
-    int t = fd_ok("open O_TMPFILE", open(".", O_TMPFILE | O_RDWR, 0600));
+    show_ok("open a 299-byte name", open(longname, O_RDONLY));
+    show_ok("open O_DIRECTORY of a file", open("f", O_RDONLY | O_DIRECTORY));
+    show_ok("open O_CREAT|O_DIRECTORY", open("g", O_RDONLY | O_CREAT | O_DIRECTORY, 0600));
+    show_ok("creat", creat("c", 0600));
+    int t = show_ok("open O_TMPFILE", open(".", O_TMPFILE | O_RDWR, 0600));
     if (t >= 0) {
         show("  write", write(t, "tmp", 3));
         show("  linkat it into the directory", linkat(t, "", AT_FDCWD, "from-tmpfile", AT_EMPTY_PATH));
         close(t);
     }
-    fd_ok("openat2 RESOLVE_BENEATH ..",
+    show_ok("openat2 RESOLVE_BENEATH ..",
           (int)syscall(SYS_openat2, AT_FDCWD, "../x",
                        &(struct { uint64_t f, m, r; }){ O_RDONLY, 0, 0x08 /* RESOLVE_BENEATH */ }, 24));
     close(fd);
@@ -378,7 +358,7 @@ static void copies(void)
     close(in);
     close(out);
 
-    int m = fd_ok("memfd_create", memfd_create("elfemu-test", MFD_CLOEXEC | MFD_ALLOW_SEALING));
+    int m = show_ok("memfd_create", memfd_create("elfemu-test", MFD_CLOEXEC | MFD_ALLOW_SEALING));
     show("  write", write(m, "sealed", 6));
     show("  F_ADD_SEALS WRITE", fcntl(m, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK));
     show("  F_GET_SEALS", fcntl(m, F_GET_SEALS));
@@ -389,8 +369,8 @@ static void copies(void)
     readlink(link, target, sizeof(target) - 1);
     printf("  its name: %.20s\n", target);
     close(m);
-    fd_ok("memfd_create bad flags", memfd_create("x", 0x1000));
-    fd_ok("memfd_create bad name", memfd_create(BAD, 0));
+    show_ok("memfd_create bad flags", memfd_create("x", 0x1000));
+    show_ok("memfd_create bad name", memfd_create(BAD, 0));
 }
 
 /* ------------------------------------------------------------ names */

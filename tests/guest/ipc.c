@@ -24,21 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static void show(const char *what, long r)
-{
-    if (r < 0)
-        printf("%s: -1 %s\n", what, strerrorname_np(errno));
-    else
-        printf("%s: %ld\n", what, r);
-}
-
-static void show_ok(const char *what, long r)
-{
-    if (r < 0)
-        printf("%s: -1 %s\n", what, strerrorname_np(errno));
-    else
-        printf("%s: ok\n", what);
-}
+#include "show.h"
 
 /* How a child that touches memory ended. */
 static void show_child(const char *what, pid_t pid)

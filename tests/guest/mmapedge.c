@@ -19,16 +19,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "show.h"
+
 #define PAGE 4096
 #define FAILED(p) ((p) == MAP_FAILED)
-
-static void show(const char *what, long r)
-{
-    if (r < 0)
-        printf("%s: -1 %s\n", what, strerrorname_np(errno));
-    else
-        printf("%s: %ld\n", what, r);
-}
 
 static void show_map(const char *what, void *p)
 {

@@ -26,15 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define BAD ((void *)16)
-
-static void show(const char *what, long r)
-{
-    if (r < 0)
-        printf("%s: -1 %s\n", what, strerrorname_np(errno));
-    else
-        printf("%s: %ld\n", what, r);
-}
+#include "show.h"
 
 static void revents(const char *what, const struct pollfd *p, int n)
 {

@@ -24,20 +24,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define BAD ((void *)8) /* an address no program has mapped */
+#include "show.h"
 
 /* n TiB, or n * 256 MiB where rlim_t has 32 bits (-m32). */
 #define BIG_LIMIT(n) ((rlim_t)(n) << (sizeof(rlim_t) == 8 ? 40 : 28))
-
-/* "ok" or the errno name of a raw call's result. */
-static void show(const char *what, long r)
-{
-    if (r == -1)
-        printf("%s: -1 %s\n", what, strerrorname_np(errno));
-    else
-        printf("%s: %ld\n", what, r);
-}
-#define SHOW(what, call) (errno = 0, show(what, (long)(call)))
 
 /* CPUID faulting where the host CPU has it (else ENODEV): in a child, which
  * then dies of the #GP's SIGSEGV at its CPUID. */

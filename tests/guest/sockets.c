@@ -25,22 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* The result of a call and its errno, evaluated in that order. */
-#define SHOW(label, call)                                                               \
-    do {                                                                                \
-        errno = 0;                                                                      \
-        long r_ = (long)(call);                                                         \
-        int e_ = errno;                                                                 \
-        printf("%s: %ld %s\n", label, r_, r_ < 0 ? strerror(e_) : "");                   \
-    } while (0)
-
-/* A guest address that is not mapped: a page mapped then unmapped. */
-static void *bad_ptr(void)
-{
-    void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    munmap(p, 4096);
-    return p;
-}
+#include "show.h"
 
 static void unix_pairs(void)
 {

@@ -23,20 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SHOW(label, call)                                                               \
-    do {                                                                                \
-        errno = 0;                                                                      \
-        long r_ = (long)(call);                                                         \
-        int e_ = errno;                                                                 \
-        printf("%s: %ld %s\n", label, r_, r_ < 0 ? strerror(e_) : "");                   \
-    } while (0)
-
-static void *bad_ptr(void)
-{
-    void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    munmap(p, 4096);
-    return p;
-}
+#include "show.h"
 
 /* The raw calls: on i386 through socketcall when asked, else direct. */
 static int use_socketcall;

@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define BAD ((void *)8) /* an address no program has mapped */
+#include "show.h"
 
 /* The kernel's structures with C longs: 32-bit words under -m32. */
 struct lts {
@@ -57,15 +57,6 @@ struct ltimex {
     int tai;
     int spare[11];
 };
-
-static void show(const char *what, long r)
-{
-    if (r == -1)
-        printf("%s: -1 %s\n", what, strerrorname_np(errno));
-    else
-        printf("%s: %ld\n", what, r);
-}
-#define SHOW(what, call) (errno = 0, show(what, (long)(call)))
 
 static long now_sec(void)
 {
