@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <net/if.h>
 #include <linux/filter.h>
 #include <linux/netlink.h>
@@ -280,7 +281,10 @@ static void filters(void)
     prog.filter = bad_ptr();
     SHOW("SO_ATTACH_FILTER bad program", setsockopt(sv[1], SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)));
     prog.filter = four;
-    SHOW("SO_ATTACH_FILTER short length", setsockopt(sv[1], SOL_SOCKET, SO_ATTACH_FILTER, &prog, 8));
+    /* Half a sock_fprog (8 bytes: the size of a 32-bit process's one when
+     * the program is 64-bit). */
+    SHOW("SO_ATTACH_FILTER short length",
+         setsockopt(sv[1], SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog) / 2));
     SHOW("send", send(sv[0], "whole again", 11, 0));
     memset(buf, 0, sizeof(buf));
     SHOW("recv", recv(sv[1], buf, sizeof(buf), 0));
@@ -582,9 +586,23 @@ static void udp_v4(void)
     SHOW("sendmmsg", sendmmsg(s, om, 1, 0));
     SHOW("recvmmsg MSG_WAITFORONE", recvmmsg(r, im, 4, MSG_WAITFORONE, NULL));
     SHOW("recvmmsg on empty MSG_DONTWAIT", recvmmsg(r, im, 4, MSG_DONTWAIT, NULL));
+    /* The bad timeouts raw: a 32-bit C library converts the timeout to
+     * its 64-bit form itself (and faults on the bad pointer). */
     ts.tv_nsec = 2000000000;
-    SHOW("recvmmsg bad timeout", recvmmsg(r, im, 4, MSG_DONTWAIT, &ts));
-    SHOW("recvmmsg bad timeout pointer", recvmmsg(r, im, 4, MSG_DONTWAIT, bad_ptr()));
+    SHOW("recvmmsg bad timeout", syscall(SYS_recvmmsg, r, im, 4, MSG_DONTWAIT, &ts));
+    SHOW("recvmmsg bad timeout pointer", syscall(SYS_recvmmsg, r, im, 4, MSG_DONTWAIT, bad_ptr()));
+#ifdef SYS_recvmmsg_time64
+    /* i386's time64 call: a 32-bit process's kernel takes the low 32 bits
+     * of tv_nsec's 64-bit field, whatever lies above them. */
+    struct {
+        int64_t sec, nsec;
+    } t64 = { 1, (int64_t)0x12345678 << 32 | 1000 };
+    SHOW("recvmmsg_time64 junk above tv_nsec", syscall(SYS_recvmmsg_time64, r, im, 4, MSG_DONTWAIT, &t64));
+    t64.nsec = 2000000000;
+    SHOW("recvmmsg_time64 bad timeout", syscall(SYS_recvmmsg_time64, r, im, 4, MSG_DONTWAIT, &t64));
+    SHOW("recvmmsg_time64 bad timeout pointer",
+         syscall(SYS_recvmmsg_time64, r, im, 4, MSG_DONTWAIT, bad_ptr()));
+#endif
     SHOW("sendmmsg vlen 0", sendmmsg(s, om, 0, 0));
     SHOW("sendmmsg bad array", sendmmsg(s, bad_ptr(), 2, 0));
     /* The second entry points at a bad buffer: one datagram goes out. */
@@ -891,7 +909,11 @@ static void errors(void)
     mh.msg_control = bad_ptr();
     mh.msg_controllen = 32;
     SHOW("sendmsg bad control", sendmsg(s, &mh, 0));
+#ifdef __i386__
+    mh.msg_controllen = (size_t)INT_MAX + 1;
+#else
     mh.msg_controllen = (size_t)1 << 40;
+#endif
     SHOW("sendmsg huge control", sendmsg(s, &mh, 0));
 
     /* A datagram to ourselves, then received into a read-only page. */
