@@ -106,6 +106,7 @@ for group in $groups; do
         agree --max=200000 sha256_32_dyn 1
         agree --max=200000 strfuncs_32_static
         agree --max=300000 printf_float_32_dyn
+        agree --max=300000 cxx_exceptions_32_dyn
         ;;
     glibc)
         agree showargs_64_static a b
