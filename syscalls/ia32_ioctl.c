@@ -11,7 +11,10 @@
  *     i386, but whose argument is an int or a u64 either way, are renamed
  *     to the x86_64 request (FS_IOC32_GETFLAGS...);
  *   - BLKGETSIZE stores an unsigned long: 4 bytes, -EFBIG past 2^32 - 1
- *     sectors;
+ *     sectors; BLKRAGET and BLKFRAGET a long, HDIO_GETGEO a struct
+ *     hd_geometry whose start is one (8 bytes instead of 16);
+ *   - SIOCGSTAMP and SIOCGSTAMPNS (the old ones) store a 32-bit timeval
+ *     or timespec (the _NEW ones have 64-bit fields for both ABIs);
  *   - struct ifreq is 32 bytes (its union holds a struct ifmap of two
  *     longs and a pointer), struct ifconf holds a 32-bit pointer and its
  *     records are 32-byte ifreqs.
@@ -37,8 +40,10 @@ enum {
     X64_FS_IOC_GETVERSION = 0x80087601, X64_FS_IOC_SETVERSION = 0x40087602,
     X64_BLKBSZSET = 0x40081271, X64_BLKGETSIZE64 = 0x80081272,
     /* the same on both */
-    BLKGETSIZE = 0x1260, BLKSSZGET = 0x1268,
-    SIOCGIFNAME = 0x8910, SIOCGIFCONF = 0x8912, SIOCGIFFLAGS = 0x8913, SIOCGIFADDR = 0x8915,
+    BLKGETSIZE = 0x1260, BLKRAGET = 0x1263, BLKFRAGET = 0x1265, BLKSSZGET = 0x1268,
+    HDIO_GETGEO = 0x0301, SIOCGSTAMP_OLD = 0x8906, SIOCGSTAMPNS_OLD = 0x8907,
+    SIOCGIFDSTADDR = 0x8917, SIOCGIFMETRIC = 0x891D, SIOCGIFPFLAGS = 0x8935,
+    SIOCGIFTXQLEN = 0x8942, SIOCGIFNAME = 0x8910, SIOCGIFCONF = 0x8912, SIOCGIFFLAGS = 0x8913, SIOCGIFADDR = 0x8915,
     SIOCGIFBRDADDR = 0x8919, SIOCGIFNETMASK = 0x891B, SIOCGIFMTU = 0x8921,
     SIOCGIFHWADDR = 0x8927, SIOCGIFINDEX = 0x8933,
 };
@@ -68,6 +73,7 @@ static bool is_ifreq_request(uint32_t req)
     switch (req) {
     case SIOCGIFNAME: case SIOCGIFFLAGS: case SIOCGIFADDR: case SIOCGIFBRDADDR:
     case SIOCGIFNETMASK: case SIOCGIFMTU: case SIOCGIFHWADDR: case SIOCGIFINDEX:
+    case SIOCGIFDSTADDR: case SIOCGIFMETRIC: case SIOCGIFPFLAGS: case SIOCGIFTXQLEN:
         return true;
     default:
         return false;
@@ -125,16 +131,55 @@ static int64_t ioctl_ifconf32(struct cpu *c, int fd, uint64_t arg)
     return copy_to_guest(c, arg, &g.len, sizeof(g.len));
 }
 
-/* BLKGETSIZE: the size in 512-byte sectors as a 32-bit unsigned long. */
-static int64_t ioctl_blkgetsize32(struct cpu *c, int fd, uint64_t arg)
+/* The host's answer to a request that stores a structure of up to 16
+ * bytes, into *out; a null guest pointer stays null (BLKRAGET and
+ * HDIO_GETGEO say -EINVAL to it).  0 or -errno. */
+static int64_t host_out(int fd, uint32_t req, uint64_t arg, void *out)
 {
-    uint64_t sectors;
-    if (syscall(SYS_ioctl, fd, (unsigned long)BLKGETSIZE, &sectors) < 0)
-        return -errno;
-    if (sectors > UINT32_MAX)
+    return syscall(SYS_ioctl, fd, (unsigned long)req, arg ? out : NULL) < 0 ? -errno : 0;
+}
+
+/* BLKGETSIZE (the size in 512-byte sectors, -EFBIG past 32 bits),
+ * BLKRAGET and BLKFRAGET (read-ahead in sectors): a 32-bit long. */
+static int64_t ioctl_long32(struct cpu *c, int fd, uint32_t req, uint64_t arg)
+{
+    uint64_t v = 0;
+    int64_t r = host_out(fd, req, arg, &v);
+    if (r < 0)
+        return r;
+    if (req == BLKGETSIZE && v > UINT32_MAX)
         return -EFBIG;
-    uint32_t v = (uint32_t)sectors;
-    return copy_to_guest(c, arg, &v, sizeof(v));
+    uint32_t v32 = (uint32_t)v;
+    return copy_to_guest(c, arg, &v32, sizeof(v32));
+}
+
+/* HDIO_GETGEO: heads, sectors, cylinders (4 bytes) and the start sector
+ * as a 32-bit long (compat_hdio_getgeo()). */
+static int64_t ioctl_getgeo32(struct cpu *c, int fd, uint64_t arg)
+{
+    uint8_t geo[16];
+    int64_t r = host_out(fd, HDIO_GETGEO, arg, geo);
+    if (r < 0)
+        return r;
+    uint64_t start;
+    memcpy(&start, geo + 8, sizeof(start));
+    uint32_t start32 = (uint32_t)start;
+    uint8_t out[8];
+    memcpy(out, geo, 4);
+    memcpy(out + 4, &start32, 4);
+    return copy_to_guest(c, arg, out, sizeof(out));
+}
+
+/* SIOCGSTAMP and SIOCGSTAMPNS, the old ones: put_old_timespec32() of the
+ * last packet's time (microseconds in the second field for SIOCGSTAMP). */
+static int64_t ioctl_stamp32(struct cpu *c, int fd, uint32_t req, uint64_t arg)
+{
+    int64_t t[2];
+    int64_t r = host_out(fd, req, arg, t);
+    if (r < 0)
+        return r;
+    int32_t t32[2] = { (int32_t)t[0], (int32_t)t[1] };
+    return copy_to_guest(c, arg, t32, sizeof(t32));
 }
 
 int64_t sys_ioctl_ia32(struct cpu *c, const uint64_t a[6])
@@ -145,8 +190,12 @@ int64_t sys_ioctl_ia32(struct cpu *c, const uint64_t a[6])
     for (size_t i = 0; i < sizeof(renamed) / sizeof(renamed[0]); i++)
         if (renamed[i].i386 == req)
             return ioctl_table_call(c, fd, renamed[i].x86_64, arg, true);
-    if (req == BLKGETSIZE)
-        return ioctl_blkgetsize32(c, fd, arg);
+    if (req == BLKGETSIZE || req == BLKRAGET || req == BLKFRAGET)
+        return ioctl_long32(c, fd, req, arg);
+    if (req == HDIO_GETGEO)
+        return ioctl_getgeo32(c, fd, arg);
+    if (req == SIOCGSTAMP_OLD || req == SIOCGSTAMPNS_OLD)
+        return ioctl_stamp32(c, fd, req, arg);
     if (req == SIOCGIFCONF)
         return ioctl_ifconf32(c, fd, arg);
     if (is_ifreq_request(req))

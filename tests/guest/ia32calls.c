@@ -11,6 +11,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
@@ -28,10 +29,12 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/capability.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
+#include <linux/hdreg.h>
 
 /* The i386 numbers of the requests whose number holds the size of a long
  * (the x86_64 ones come from the headers in the 64-bit build); an i386
@@ -86,6 +89,28 @@ static void int_out(const char *what, int fd, unsigned long req)
 #else
 #define OTHER_ABI 0
 #endif
+
+/* Likewise for a request that writes a long (4 bytes on i386). */
+static void long_out(const char *what, int fd, unsigned long req)
+{
+    long *p = tail(2 * sizeof(long));
+    long r = ioc(fd, req, p + 1);
+    if (r < 0)
+        printf("%s: -1 %s\n", what, strerror(errno));
+    else
+        printf("%s: %ld, value %ld, word before %#lx\n", what, r, p[1], (unsigned long)p[0]);
+}
+
+/* And for one that writes an unsigned short. */
+static void short_out(const char *what, int fd, unsigned long req)
+{
+    uint16_t *p = tail(4);
+    long r = ioc(fd, req, p + 1);
+    if (r < 0)
+        printf("%s: -1 %s\n", what, strerror(errno));
+    else
+        printf("%s: %ld, value %u, before %#x\n", what, r, p[1], p[0]);
+}
 
 static void file_ioctls(const char *dir)
 {
@@ -173,6 +198,18 @@ static void block_ioctls(void)
         int_out("BLKBSZGET, x86_64 number", fd, REQ_BLKBSZGET_64);
         show("BLKGETSIZE64, x86_64 number", ioc(fd, REQ_BLKGETSIZE64_64, tail(8)));
     }
+    long_out("BLKRAGET", fd, BLKRAGET);
+    long_out("BLKFRAGET", fd, BLKFRAGET);
+    show("BLKRAGET, null pointer", ioc(fd, BLKRAGET, NULL));
+    show("BLKRAGET, bad pointer", ioc(fd, BLKRAGET, bad_pointer));
+    short_out("BLKSECTGET", fd, BLKSECTGET);
+    short_out("BLKROTATIONAL", fd, BLKROTATIONAL);
+    int_out("BLKALIGNOFF", fd, BLKALIGNOFF);
+    int_out("BLKDISCARDZEROES", fd, BLKDISCARDZEROES);
+    struct hd_geometry *geo = tail(sizeof(*geo));
+    r = ioc(fd, HDIO_GETGEO, geo);
+    printf("HDIO_GETGEO: %ld %s\n", r, r < 0 ? strerror(errno) : "");
+    show("HDIO_GETGEO, null pointer", ioc(fd, HDIO_GETGEO, NULL));
     *(int *)tail(4) = 3;
     show("BLKBSZSET, 3 bytes", ioc(fd, BLKBSZSET, page + pagesz - 4));
     show("BLKBSZSET, bad pointer", ioc(fd, BLKBSZSET, bad_pointer));
@@ -181,6 +218,50 @@ static void block_ioctls(void)
 
 /* The struct ifreq member a request fills. */
 enum ifr_field { IFR_NAME, IFR_FLAGS, IFR_INT, IFR_ADDR };
+
+/* A disk (the first in /sys/block that is not a loop or RAM device), if
+ * there is one to read: its geometry and sizes, where the block size in
+ * use (4096 under a filesystem) and the logical one can differ. */
+static int is_disk(const struct dirent *d)
+{
+    return d->d_name[0] != '.' && strncmp(d->d_name, "loop", 4) && strncmp(d->d_name, "ram", 3) &&
+           strncmp(d->d_name, "zram", 4);
+}
+
+static void disk_ioctls(void)
+{
+    printf("-- disk\n");
+    struct dirent **names;
+    int n = scandir("/sys/block", &names, is_disk, alphasort);
+    int fd = -1;
+    for (int i = 0; i < n; i++) {
+        char path[300];
+        snprintf(path, sizeof(path), "/dev/%s", names[i]->d_name);
+        if (fd < 0)
+            fd = open(path, O_RDONLY | O_NONBLOCK);
+        free(names[i]);
+    }
+    if (n > 0)
+        free(names);
+    if (fd < 0) {
+        printf("no disk to read\n");
+        return;
+    }
+    struct hd_geometry *geo = tail(sizeof(*geo));
+    long r = ioc(fd, HDIO_GETGEO, geo);
+    if (r < 0)
+        printf("HDIO_GETGEO: -1 %s\n", strerror(errno));
+    else
+        printf("HDIO_GETGEO: %ld, %u heads, %u sectors, %u cylinders, start %lu\n", r, geo->heads,
+               geo->sectors, geo->cylinders, geo->start);
+    int_out("BLKGETSIZE (sectors, low word)", fd, BLKGETSIZE);
+    int_out("BLKBSZGET", fd, BLKBSZGET);
+    int_out("BLKSSZGET", fd, BLKSSZGET);
+    uint64_t *size = tail(8);
+    r = ioc(fd, BLKGETSIZE64, size);
+    printf("BLKGETSIZE64: %ld, %llu\n", r, (unsigned long long)*size);
+    close(fd);
+}
 
 static void ifreq_call(const char *what, int fd, unsigned long req, const char *name, int index,
                        enum ifr_field field)
@@ -244,6 +325,10 @@ static void net_ioctls(void)
     ifreq_call("SIOCGIFNETMASK lo", s, SIOCGIFNETMASK, "lo", 0, IFR_ADDR);
     ifreq_call("SIOCGIFBRDADDR lo", s, SIOCGIFBRDADDR, "lo", 0, IFR_ADDR);
     ifreq_call("SIOCGIFHWADDR lo", s, SIOCGIFHWADDR, "lo", 0, IFR_ADDR);
+    ifreq_call("SIOCGIFDSTADDR lo", s, SIOCGIFDSTADDR, "lo", 0, IFR_ADDR);
+    ifreq_call("SIOCGIFMETRIC lo", s, SIOCGIFMETRIC, "lo", 0, IFR_INT);
+    ifreq_call("SIOCGIFTXQLEN lo", s, SIOCGIFTXQLEN, "lo", 0, IFR_INT);
+    ifreq_call("SIOCGIFPFLAGS lo", s, SIOCGIFPFLAGS, "lo", 0, IFR_FLAGS);
     ifreq_call("SIOCGIFNAME 1", s, SIOCGIFNAME, NULL, 1, IFR_NAME);
     ifreq_call("SIOCGIFFLAGS nosuch0", s, SIOCGIFFLAGS, "nosuch0", 0, IFR_FLAGS);
     show("SIOCGIFFLAGS, bad pointer", ioc(s, SIOCGIFFLAGS, bad_pointer));
@@ -269,6 +354,69 @@ static void net_ioctls(void)
     show("SIOCGIFCONF on /dev/null", ioc(f, SIOCGIFCONF, tail(sizeof(*ifc))));
     close(f);
     close(s);
+}
+
+/* The time of a socket's last packet: the old requests store the ABI's
+ * timeval/timespec (32-bit fields on i386), the new ones 64-bit fields. */
+#define REQ_SIOCGSTAMP_OLD 0x8906u
+#define REQ_SIOCGSTAMPNS_OLD 0x8907u
+#define REQ_SIOCGSTAMP_NEW 0x80108906u
+#define REQ_SIOCGSTAMPNS_NEW 0x80108907u
+
+static void stamp_call(const char *what, int fd, unsigned long req, size_t field, long unit)
+{
+    char *p = tail(2 * field);
+    long r = ioc(fd, req, p);
+    if (r < 0) {
+        printf("%s: -1 %s\n", what, strerror(errno));
+        return;
+    }
+    long long sec = field == 4 ? *(int32_t *)p : *(int64_t *)p;
+    long long frac = field == 4 ? *(int32_t *)(p + 4) : *(int64_t *)(p + 8);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    printf("%s: %ld, %s, fraction %s\n", what, r,
+           sec <= now.tv_sec && sec > now.tv_sec - 60 ? "within the last minute" : "wrong time",
+           frac >= 0 && frac < unit ? "in range" : "out of range");
+}
+
+static void socket_ioctls(void)
+{
+    printf("-- socket\n");
+    int a = socket(AF_INET, SOCK_DGRAM, 0), b = socket(AF_INET, SOCK_DGRAM, 0);
+    struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t len = sizeof(sin);
+    bind(b, (struct sockaddr *)&sin, sizeof(sin));
+    getsockname(b, (struct sockaddr *)&sin, &len);
+    size_t tv = sizeof(long); /* the old requests' field size */
+    stamp_call("SIOCGSTAMP before a packet", b, REQ_SIOCGSTAMP_OLD, tv, 1000000);
+    if (sendto(a, "x", 1, 0, (struct sockaddr *)&sin, sizeof(sin)) != 1)
+        printf("sendto failed\n");
+    char c;
+    if (recv(b, &c, 1, 0) != 1)
+        printf("recv failed\n");
+    stamp_call("SIOCGSTAMP", b, REQ_SIOCGSTAMP_OLD, tv, 1000000);
+    stamp_call("SIOCGSTAMPNS", b, REQ_SIOCGSTAMPNS_OLD, tv, 1000000000);
+    stamp_call("SIOCGSTAMP_NEW", b, REQ_SIOCGSTAMP_NEW, 8, 1000000);
+    stamp_call("SIOCGSTAMPNS_NEW", b, REQ_SIOCGSTAMPNS_NEW, 8, 1000000000);
+    show("SIOCGSTAMP, bad pointer", ioc(b, REQ_SIOCGSTAMP_OLD, bad_pointer));
+    show("SIOCGSTAMP, null pointer", ioc(b, REQ_SIOCGSTAMP_OLD, NULL));
+    int f = open("/dev/null", O_RDONLY);
+    show("SIOCGSTAMP on /dev/null", ioc(f, REQ_SIOCGSTAMP_OLD, tail(16)));
+    close(f);
+    *(int *)tail(4) = getpid();
+    show("FIOSETOWN", ioc(b, FIOSETOWN, page + pagesz - 4));
+    int *owner = tail(4);
+    long r = ioc(b, FIOGETOWN, owner);
+    printf("FIOGETOWN: %ld, %s\n", r, *owner == getpid() ? "this process" : "another");
+    *(int *)tail(4) = -getpgrp();
+    show("SIOCSPGRP", ioc(b, SIOCSPGRP, page + pagesz - 4));
+    owner = tail(4);
+    r = ioc(b, SIOCGPGRP, owner);
+    printf("SIOCGPGRP: %ld, %s\n", r, *owner == -getpgrp() ? "this group" : "another");
+    show("FIOSETOWN, bad pointer", ioc(b, FIOSETOWN, bad_pointer));
+    close(a);
+    close(b);
 }
 
 static void tty_ioctls(void)
@@ -484,7 +632,9 @@ int main(void)
         return 1;
     file_ioctls(dir);
     block_ioctls();
+    disk_ioctls();
     net_ioctls();
+    socket_ioctls();
     tty_ioctls();
     ustat_calls(dir);
     handle_calls(dir);
