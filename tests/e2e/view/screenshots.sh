@@ -1,0 +1,57 @@
+#!/bin/sh
+# screenshots.sh VIEWER GUEST_DIR
+# elfemu-view --screenshot, headless (no display: the software renderer
+# draws into a surface): at the entry point, at main and at the exit of a
+# known static guest, and at the entry of a dynamic one, each a PNG of the
+# size asked for that is not blank (png_stats.py: colours and ink); the
+# pictures at entry and at main differ; bad requests fail with one line.
+viewer=$1 guests=$2
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+unset DISPLAY WAYLAND_DISPLAY
+shot() { # NAME SIZE AT PROGRAM ARGS...
+    name=$1 size=$2 at=$3
+    shift 3
+    "$viewer" --env-clear -E LANG=C --size "$size" --screenshot "$tmp/$name.png" --at="$at" \
+        --state-file "$tmp/$name.state" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" ||
+        fail "$name: exit status $? ($(cat "$tmp/$name.err"))"
+    [ -s "$tmp/$name.err" ] && fail "$name: stderr: $(cat "$tmp/$name.err")"
+    w=${size%x*} h=${size#*x}
+    python3 "$here/png_stats.py" "$tmp/$name.png" "$w" "$h" || exit 1
+}
+static=$guests/showargs_64_static
+shot entry 1280x800 entry "$static" one "two words"
+shot main 1280x800 main "$static" one "two words"
+shot small 800x500 entry "$static" one
+shot exit 1280x800 exit "$static" one "two words"
+shot dyn 1280x800 entry "$guests/showargs_64_dyn" one
+shot ia32 1024x768 main "$guests/showargs_32_static" one
+
+# The state each picture shows: the first instruction, main, the end.
+grep -q '^icount=0 ' "$tmp/entry.state" || fail "entry: $(cat "$tmp/entry.state")"
+grep -q '^rip=.*<_start>' "$tmp/entry.state" || fail "entry: rip not at _start"
+grep -q '^rip=.*<main>' "$tmp/main.state" || fail "main: rip not at main: $(cat "$tmp/main.state")"
+grep -q '^eip=.*<main>' "$tmp/ia32.state" || fail "ia32: eip not at main"
+grep -q '^exited=yes' "$tmp/exit.state" || fail "exit: the program did not end"
+grep -q '^argv\[1\]=one$' "$tmp/exit.out" || fail "exit: the guest's output: $(cat "$tmp/exit.out")"
+cmp -s "$tmp/entry.png" "$tmp/main.png" && fail "the pictures at entry and at main are the same"
+
+# Bad requests: one line, a non-zero status, no file.
+check_error() { # WANT_STATUS ARGS...
+    want=$1
+    shift
+    "$viewer" "$@" >"$tmp/err.out" 2>"$tmp/err.txt"
+    st=$?
+    [ "$st" = "$want" ] || fail "$*: status $st, want $want"
+    [ "$(wc -l <"$tmp/err.txt")" = 1 ] || fail "$*: not one line: $(cat "$tmp/err.txt")"
+    [ -e "$tmp/bad.png" ] && fail "$*: wrote a picture"
+    return 0
+}
+check_error 1 --screenshot "$tmp/bad.png" --at=main "$guests/hello_asm64"
+check_error 1 --screenshot "$tmp/bad.png" --at=soon "$static"
+check_error 2 --screenshot "$tmp/bad.png" --size 10x10 "$static"
+check_error 127 --screenshot "$tmp/bad.png" "$tmp/no-such-program"
+check_error 1 --screenshot "$tmp/no-such-dir/bad.png" "$static"
+echo "ok: elfemu-view screenshots"

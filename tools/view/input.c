@@ -1,0 +1,136 @@
+/* elfemu-view: what keys, clicks and --script words do. */
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "tools/view/input.h"
+
+/* Jump to what an address is: its stack slot, its code, its mapping. */
+static void jump_to(struct view *v, uint64_t addr)
+{
+    int slot = stackfig_find(&v->fig, addr);
+    if (slot >= 0) {
+        v->fig_selected = slot;
+        v->fig_top = slot - 6;  /* pane_stack() clamps it */
+    }
+    int e = mapbar_find(&v->bar, addr);
+    if (e >= 0 && v->bar.e[e].kind != MAPBAR_GAP) {
+        v->map_selected = e;
+        if (v->bar.e[e].prot & PROT_EXEC)
+            v->disasm_at = addr == v->s->regs.rip ? 0 : addr;
+        snprintf(v->s->status, sizeof(v->s->status), "%#lx is in %s", (unsigned long)addr,
+                 v->bar.e[e].label);
+    }
+}
+
+void input_click(struct view *v, int x, int y)
+{
+    for (int i = v->nhits; i-- > 0;) {
+        const struct hit *h = &v->hits[i];
+        if (x < h->rect.x || y < h->rect.y || x >= h->rect.x + h->rect.w ||
+            y >= h->rect.y + h->rect.h)
+            continue;
+        switch (h->kind) {
+        case HIT_STACK_SLOT: {
+            const struct stackfig_slot *s = &v->fig.slots[h->value];
+            if (stackfig_is_pointer(s))
+                jump_to(v, s->value);
+            else
+                v->fig_selected = (int)h->value;
+            break;
+        }
+        case HIT_ADDRESS:
+            jump_to(v, h->value);
+            break;
+        case HIT_DISASM_LINE:
+            session_toggle_breakpoint(v->s, h->value);
+            break;
+        case HIT_MAP_ENTRY:
+            v->map_selected = (int)h->value;
+            snprintf(v->s->status, sizeof(v->s->status), "%s: [%#lx, %#lx)",
+                     v->bar.e[h->value].label, (unsigned long)v->bar.e[h->value].start,
+                     (unsigned long)v->bar.e[h->value].end);
+            break;
+        }
+        return;
+    }
+}
+
+static void command(struct view *v, void (*fn)(struct session *))
+{
+    session_mark(v->s);
+    v->disasm_at = 0;
+    fn(v->s);
+}
+
+static void run_to_main(struct session *s) { session_run_to_main(s); }
+
+bool input_key(struct view *v, SDL_Keycode key)
+{
+    struct session *s = v->s;
+    if (v->prompting) {
+        if (key == SDLK_RETURN || key == SDLK_KP_ENTER) {
+            v->prompting = false;
+            if (v->prompt[0])
+                session_add_breakpoint(s, v->prompt);
+        } else if (key == SDLK_ESCAPE) {
+            v->prompting = false;
+        } else if (key == SDLK_BACKSPACE && v->prompt[0]) {
+            v->prompt[strlen(v->prompt) - 1] = 0;
+        }
+        return true;
+    }
+    switch (key) {
+    case SDLK_q:
+    case SDLK_ESCAPE:
+        return false;
+    case SDLK_s: command(v, session_step); break;
+    case SDLK_n: command(v, session_step_over); break;
+    case SDLK_y: command(v, session_run_to_syscall); break;
+    case SDLK_m: command(v, run_to_main); break;
+    case SDLK_c:
+    case SDLK_SPACE:
+        if (s->goal != GOAL_NONE)
+            session_pause(s);
+        else
+            command(v, session_run_free);
+        break;
+    case SDLK_b:
+        v->prompting = true;
+        v->prompt[0] = 0;
+        break;
+    case SDLK_f: v->show_fp = !v->show_fp; break;
+    case SDLK_PAGEUP: v->fig_top -= 10; break;
+    case SDLK_PAGEDOWN: v->fig_top += 10; break;
+    case SDLK_HOME: v->disasm_at = 0; break;
+    default: break;
+    }
+    return true;
+}
+
+void input_text(struct view *v, const char *text)
+{
+    if (!v->prompting)
+        return;
+    size_t n = strlen(v->prompt);
+    for (; *text && n + 1 < sizeof(v->prompt); text++)
+        if (*text > ' ' && *text < 127)
+            v->prompt[n++] = *text;
+    v->prompt[n] = 0;
+}
+
+int input_script_word(struct view *v, const char *word)
+{
+    if (!strncmp(word, "b=", 2)) {
+        session_add_breakpoint(v->s, word + 2);
+        return 1;
+    }
+    static const struct { const char *word; SDL_Keycode key; } keys[] = {
+        { "s", SDLK_s }, { "n", SDLK_n }, { "y", SDLK_y }, { "m", SDLK_m }, { "c", SDLK_c },
+        { "f", SDLK_f }, { "q", SDLK_q }, { "pgup", SDLK_PAGEUP }, { "pgdn", SDLK_PAGEDOWN },
+    };
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+        if (!strcmp(word, keys[i].word))
+            return input_key(v, keys[i].key) ? 1 : 0;
+    return -1;
+}

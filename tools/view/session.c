@@ -1,0 +1,388 @@
+/* elfemu-view: the guest under the viewer's control (see session.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <Zydis/Zydis.h>
+
+#include "tools/view/session.h"
+
+/* ------------------------------------------------------------ syscall hooks */
+
+/* "-1 ENOENT", "0x7f0000", "3": a result as strace shows it. */
+static void format_result(char *out, size_t size, int64_t r)
+{
+    if (r < 0 && r >= -4095) {
+        const char *name = strerrorname_np((int)-r);
+        snprintf(out, size, "-1 %s", name ? name : "E?");
+    } else if (r > 0xffff) {
+        snprintf(out, size, "%#" PRIx64, (uint64_t)r);
+    } else {
+        snprintf(out, size, "%" PRId64, r);
+    }
+}
+
+/* "write(1, 0x402000, 6": the call without its result. */
+static size_t format_call(char *out, size_t size, const elfemu_syscall *call)
+{
+    const char *name = elfemu_syscall_name(call->bits, call->nr);
+    int nargs = elfemu_syscall_nargs(call->bits, call->nr);
+    size_t n;
+    if (name)
+        n = (size_t)snprintf(out, size, "%s(", name);
+    else
+        n = (size_t)snprintf(out, size, "syscall_%" PRIu64 "(", call->nr);
+    if (nargs < 0)
+        nargs = 6;
+    for (int i = 0; i < nargs && n < size; i++) {
+        uint64_t a = call->args[i];
+        if (call->bits == 32)
+            a = (uint32_t)a;
+        int64_t sa = call->bits == 32 ? (int32_t)a : (int64_t)a;
+        if (sa >= -4096 && sa <= 0xffff)
+            n += (size_t)snprintf(out + n, size - n, "%s%" PRId64, i ? ", " : "", sa);
+        else
+            n += (size_t)snprintf(out + n, size - n, "%s%#" PRIx64, i ? ", " : "", a);
+    }
+    if (n < size)
+        n += (size_t)snprintf(out + n, size - n, ")");
+    return n < size ? n : size - 1;
+}
+
+static bool named(const elfemu_syscall *call, const char *const *names)
+{
+    const char *name = elfemu_syscall_name(call->bits, call->nr);
+    for (; name && *names; names++)
+        if (!strcmp(name, *names))
+            return true;
+    return false;
+}
+
+static bool before_syscall(elfemu *vm, elfemu_thread *t, elfemu_syscall *call, void *user)
+{
+    struct session *s = user;
+    static const char *const no_return[] = { "exit", "exit_group", NULL };
+    if (named(call, no_return)) {
+        char line[TEXTLOG_WIDTH];
+        format_call(line, sizeof(line), call);
+        textlog_add(s->syslog, line, strlen(line));
+        textlog_add(s->syslog, " = ?\n", 5);
+    }
+    return false;
+}
+
+/* What the guest wrote to its stdout or stderr, for the output pane (the
+ * write itself went to the real descriptor, as natively). */
+static void catch_output(struct session *s, const elfemu_syscall *call)
+{
+    static const char *const writes[] = { "write", "writev", NULL };
+    uint64_t fd = call->args[0];
+    if (call->result <= 0 || (fd != 1 && fd != 2) || !named(call, writes))
+        return;
+    char buf[4096];
+    if (!strcmp(elfemu_syscall_name(call->bits, call->nr), "write")) {
+        size_t len = (size_t)call->result < sizeof(buf) ? (size_t)call->result : sizeof(buf);
+        if (elfemu_read(s->vm, call->args[1], buf, len) == 0)
+            textlog_add(s->output, buf, len);
+        return;
+    }
+    /* writev: the iovecs in the guest's layout, as far as the result goes. */
+    uint64_t left = (uint64_t)call->result, w = call->bits / 8;
+    for (uint64_t i = 0; i < call->args[2] && i < 1024 && left; i++) {
+        uint64_t base = 0, len = 0;
+        if (elfemu_read(s->vm, call->args[1] + i * 2 * w, &base, w) ||
+            elfemu_read(s->vm, call->args[1] + i * 2 * w + w, &len, w))
+            break;
+        len = len < left ? len : left;
+        left -= len;
+        for (uint64_t off = 0; off < len; off += sizeof(buf)) {
+            size_t n = len - off < sizeof(buf) ? (size_t)(len - off) : sizeof(buf);
+            if (elfemu_read(s->vm, base + off, buf, n))
+                return;
+            textlog_add(s->output, buf, n);
+        }
+    }
+}
+
+static void after_syscall(elfemu *vm, elfemu_thread *t, elfemu_syscall *call, void *user)
+{
+    struct session *s = user;
+    char line[TEXTLOG_WIDTH], res[32];
+    size_t n = format_call(line, sizeof(line) - 40, call);
+    format_result(res, sizeof(res), call->result);
+    snprintf(line + n, sizeof(line) - n, " = %s\n", res);
+    textlog_add(s->syslog, line, strlen(line));
+    catch_output(s, call);
+    static const char *const remaps[] = { "mmap", "mmap2", "munmap", "mprotect", "mremap",
+                                          "brk", "shmat", "shmdt", NULL };
+    if (named(call, remaps)) {
+        s->maps_gen++;
+        syms_changed(s->syms);
+    }
+    s->syscall_seen = true;
+}
+
+/* ------------------------------------------------------------ life cycle */
+
+int session_open(struct session *s, const char *path, char *const argv[], char *const envp[],
+                 const elfemu_config *cfg, char *why, size_t why_size, int *status)
+{
+    memset(s, 0, sizeof(*s));
+    *status = 1;
+    s->syslog = calloc(1, sizeof(*s->syslog));
+    s->output = calloc(1, sizeof(*s->output));
+    s->vm = elfemu_create(cfg);
+    if (!s->syslog || !s->output || !s->vm) {
+        snprintf(why, why_size, "out of memory");
+        return -1;
+    }
+    elfemu_error err;
+    if (elfemu_load(s->vm, path, argv, envp, &err) != 0) {
+        snprintf(why, why_size, "%s", err.message);
+        *status = err.status;
+        return -1;
+    }
+    s->li = elfemu_get_load_info(s->vm);
+    s->bits = elfemu_bits(s->vm);
+    s->syms = syms_new(s->vm);
+    if (!s->syms || elfemu_hook_syscall(s->vm, before_syscall, after_syscall, s) < 0) {
+        snprintf(why, why_size, "out of memory");
+        return -1;
+    }
+    elfemu_get_regs(s->vm, &s->regs);
+    elfemu_get_fpstate(s->vm, s->fp);
+    s->prev = s->regs;
+    memcpy(s->prev_fp, s->fp, sizeof(s->fp));
+    snprintf(s->status, sizeof(s->status), "loaded: at the %s's entry point",
+             s->li->has_interp ? "interpreter" : "program");
+    return 0;
+}
+
+void session_close(struct session *s)
+{
+    if (s->syms)
+        syms_free(s->syms);
+    if (s->vm)
+        elfemu_destroy(s->vm);
+    free(s->syslog);
+    free(s->output);
+    memset(s, 0, sizeof(*s));
+}
+
+void session_mark(struct session *s)
+{
+    s->prev = s->regs;
+    memcpy(s->prev_fp, s->fp, sizeof(s->fp));
+}
+
+/* ------------------------------------------------------------ stepping */
+
+static void refresh(struct session *s)
+{
+    elfemu_get_regs(s->vm, &s->regs);
+    elfemu_get_fpstate(s->vm, s->fp);
+}
+
+static void step_once(struct session *s)
+{
+    s->syscall_seen = false;
+    int r = elfemu_step(s->vm, &s->exit);
+    if (r != 0) {
+        s->exited = true;
+        s->goal = GOAL_NONE;
+        if (r < 0)
+            snprintf(s->status, sizeof(s->status), "emulator error: the guest cannot go on");
+        else if (s->exit.signaled)
+            snprintf(s->status, sizeof(s->status), "the program was killed by signal %d (%s)",
+                     s->exit.code, sigabbrev_np(s->exit.code) ? sigabbrev_np(s->exit.code) : "?");
+        else
+            snprintf(s->status, sizeof(s->status), "the program exited with status %d",
+                     s->exit.code);
+    }
+}
+
+void session_step(struct session *s)
+{
+    if (s->exited)
+        return;
+    step_once(s);
+    refresh(s);
+    if (!s->exited)
+        snprintf(s->status, sizeof(s->status), "stepped one instruction");
+}
+
+static void start(struct session *s, enum run_goal goal, const char *what)
+{
+    if (s->exited)
+        return;
+    s->goal = goal;
+    snprintf(s->status, sizeof(s->status), "%s", what);
+}
+
+void session_run_free(struct session *s) { start(s, GOAL_FREE, "running"); }
+
+void session_run_to_syscall(struct session *s)
+{
+    start(s, GOAL_SYSCALL, "running to the next syscall");
+}
+
+void session_pause(struct session *s)
+{
+    if (s->goal != GOAL_NONE)
+        snprintf(s->status, sizeof(s->status), "paused");
+    s->goal = GOAL_NONE;
+}
+
+void session_step_over(struct session *s)
+{
+    char text[96];
+    unsigned len;
+    bool is_call = false;
+    if (s->exited || !session_disasm(s, s->regs.rip, text, sizeof(text), &len, &is_call) ||
+        !is_call) {
+        session_step(s);
+        return;
+    }
+    /* Back at the next instruction with the stack as it was: the call
+     * returned (a recursive call passes the address deeper down). */
+    s->goal_addr = s->regs.rip + len;
+    s->goal_sp = s->regs.gpr[ELFEMU_RSP];
+    start(s, GOAL_ADDRESS, "stepping over the call");
+}
+
+uint64_t session_main(struct session *s)
+{
+    uint64_t a[8];
+    size_t n = syms_addresses(s->syms, "main", a, 8);
+    for (size_t i = 0; i < n && i < 8; i++)
+        if (a[i] >= s->li->program.start && a[i] < s->li->program.end)
+            return a[i];
+    return 0;
+}
+
+bool session_run_to_main(struct session *s)
+{
+    uint64_t m = session_main(s);
+    if (!m) {
+        snprintf(s->status, sizeof(s->status), "the program has no symbol main");
+        return false;
+    }
+    s->goal_addr = m;
+    s->goal_sp = 0;
+    start(s, GOAL_ADDRESS, "running to main");
+    return true;
+}
+
+bool session_is_breakpoint(const struct session *s, uint64_t addr)
+{
+    for (unsigned i = 0; i < s->nbp; i++)
+        if (s->bp[i] == addr)
+            return true;
+    return false;
+}
+
+bool session_advance(struct session *s, uint64_t budget)
+{
+    if (s->goal == GOAL_NONE || s->exited)
+        return false;
+    for (uint64_t i = 0; i < budget && !s->exited; i++) {
+        step_once(s);
+        if (s->exited)
+            break;
+        uint64_t rip, rsp;
+        elfemu_regs r;
+        elfemu_get_regs(s->vm, &r);
+        rip = r.rip, rsp = r.gpr[ELFEMU_RSP];
+        bool done = false;
+        if (s->goal == GOAL_SYSCALL && s->syscall_seen) {
+            done = true;
+            snprintf(s->status, sizeof(s->status), "stopped after a syscall");
+        } else if (s->goal == GOAL_ADDRESS && rip == s->goal_addr && rsp >= s->goal_sp) {
+            done = true;
+            char sym[128];
+            if (syms_format(s->syms, rip, sym, sizeof(sym)))
+                snprintf(s->status, sizeof(s->status), "stopped at %s", sym);
+            else
+                snprintf(s->status, sizeof(s->status), "stopped at %#" PRIx64, rip);
+        } else if (session_is_breakpoint(s, rip)) {
+            done = true;
+            snprintf(s->status, sizeof(s->status), "breakpoint at %#" PRIx64, rip);
+        }
+        if (done) {
+            s->goal = GOAL_NONE;
+            break;
+        }
+    }
+    refresh(s);
+    return s->goal != GOAL_NONE && !s->exited;
+}
+
+/* ------------------------------------------------------------ breakpoints */
+
+void session_toggle_breakpoint(struct session *s, uint64_t addr)
+{
+    for (unsigned i = 0; i < s->nbp; i++)
+        if (s->bp[i] == addr) {
+            s->bp[i] = s->bp[--s->nbp];
+            snprintf(s->status, sizeof(s->status), "breakpoint at %#" PRIx64 " removed", addr);
+            return;
+        }
+    if (s->nbp == SESSION_MAX_BREAKPOINTS) {
+        snprintf(s->status, sizeof(s->status), "too many breakpoints (at most %d)",
+                 SESSION_MAX_BREAKPOINTS);
+        return;
+    }
+    s->bp[s->nbp++] = addr;
+    snprintf(s->status, sizeof(s->status), "breakpoint at %#" PRIx64, addr);
+}
+
+int session_add_breakpoint(struct session *s, const char *where)
+{
+    uint64_t addr = 0;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(where, &end, 0);
+    if (where[0] >= '0' && where[0] <= '9' && !*end && !errno) {
+        addr = v;
+    } else if (!syms_addresses(s->syms, where, &addr, 1)) {
+        snprintf(s->status, sizeof(s->status), "no symbol %.100s", where);
+        return -1;
+    }
+    if (!session_is_breakpoint(s, addr))
+        session_toggle_breakpoint(s, addr);
+    return 0;
+}
+
+/* ------------------------------------------------------------ disassembly */
+
+bool session_disasm(struct session *s, uint64_t addr, char *text, size_t size, unsigned *len,
+                    bool *is_call)
+{
+    uint8_t bytes[15];
+    unsigned n = sizeof(bytes);
+    /* The instruction may end just before an unreadable page. */
+    while (n > 0 && elfemu_read(s->vm, addr, bytes, n) != 0)
+        n--;
+    if (n == 0)
+        return false;
+    ZydisDisassembledInstruction zi;
+    ZydisMachineMode mode = s->bits == 64 ? ZYDIS_MACHINE_MODE_LONG_64 : ZYDIS_MACHINE_MODE_LEGACY_32;
+    if (!ZYAN_SUCCESS(ZydisDisassembleIntel(mode, addr, bytes, n, &zi)))
+        return false;
+    *len = zi.info.length;
+    if (is_call)
+        *is_call = zi.info.mnemonic == ZYDIS_MNEMONIC_CALL;
+    size_t k = (size_t)snprintf(text, size, "%s", zi.text);
+    /* Name the target of a direct call or jump. */
+    if (zi.info.meta.branch_type != ZYDIS_BRANCH_TYPE_NONE && zi.info.operand_count_visible > 0 &&
+        zi.operands[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && k < size) {
+        ZyanU64 target;
+        char sym[128];
+        if (ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&zi.info, &zi.operands[0], addr, &target)) &&
+            syms_format(s->syms, target, sym, sizeof(sym)))
+            snprintf(text + k, size - k, " <%s>", sym);
+    }
+    return true;
+}
