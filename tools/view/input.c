@@ -100,6 +100,7 @@ bool input_key(struct view *v, SDL_Keycode key)
         v->prompt[0] = 0;
         break;
     case SDLK_f: v->show_fp = !v->show_fp; break;
+    case SDLK_l: v->show_live = !v->show_live; break;
     case SDLK_PAGEUP: v->fig_top -= 10; break;
     case SDLK_PAGEDOWN: v->fig_top += 10; break;
     case SDLK_HOME: v->disasm_at = 0; break;
@@ -127,7 +128,7 @@ int input_script_word(struct view *v, const char *word)
     }
     static const struct { const char *word; SDL_Keycode key; } keys[] = {
         { "s", SDLK_s }, { "n", SDLK_n }, { "y", SDLK_y }, { "m", SDLK_m }, { "c", SDLK_c },
-        { "f", SDLK_f }, { "q", SDLK_q }, { "pgup", SDLK_PAGEUP }, { "pgdn", SDLK_PAGEDOWN },
+        { "f", SDLK_f }, { "l", SDLK_l }, { "q", SDLK_q }, { "pgup", SDLK_PAGEUP }, { "pgdn", SDLK_PAGEDOWN },
     };
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
         if (!strcmp(word, keys[i].word))

@@ -45,11 +45,11 @@ static void usage(FILE *f)
         "  --screenshot FILE.png  draw without a display and write a PNG\n"
         "  --at=entry|main|exit|N where the screenshot is taken (default entry)\n"
         "  --size WxH         the window or screenshot size (default 1280x800)\n"
-        "  --script \"WORDS\"   keys to press first: s n y m c f pgup pgdn q b=WHERE\n"
-        "  --state-file FILE  write the registers to FILE when the viewer ends\n"
+        "  --script \"WORDS\"   keys to press first: s n y m c f l pgup pgdn q b=WHERE\n"
+        "  --state-file FILE  write the register pane to FILE when the viewer ends\n"
         "  --font FILE.ttf, --font-size N  a monospaced TrueType font\n"
         "keys: s step, n step over, y run to the next syscall, m run to main,\n"
-        "      c or space run/pause, b breakpoint, f x87/SSE, q quit\n");
+        "      c or space run/pause, b breakpoint, f x87/SSE, l live stack, q quit\n");
 }
 
 static int set_env(struct view_options *o, const char *var, bool remove)
@@ -239,7 +239,8 @@ static int write_state(struct session *s, const char *path)
     struct reg_field fields[REG_FIELDS];
     int n = regs_fields(s, fields);
     for (int i = 0; i < n; i++)
-        fprintf(f, "%s=%s\n", fields[i].name, fields[i].value);
+        fprintf(f, "%s=%s%s\n", fields[i].name, fields[i].value,
+                fields[i].changed ? " (changed)" : "");
     fprintf(f, "exited=%s\n", s->exited ? "yes" : "no");
     fprintf(f, "syscalls=%zu\n", s->syslog->total);
     return fclose(f) == 0 ? 0 : -1;

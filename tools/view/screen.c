@@ -9,7 +9,7 @@
 
 static const char *const SHORTCUTS =
     "s step  n step over  y to syscall  m to main  c/space run-pause  b breakpoint  "
-    "f x87/SSE  PgUp/PgDn stack  click: pointer -> target, code line -> breakpoint  q quit";
+    "f x87/SSE  l live stack  PgUp/PgDn  click: pointer -> target, code line -> breakpoint  q quit";
 
 static void refresh_models(struct view *v)
 {
@@ -40,7 +40,10 @@ void view_draw(struct view *v)
     if (regs_h > top_h / 2)
         regs_h = top_h / 2;
     pane_map(v, (SDL_Rect){ 0, 0, map_w, top_h });
-    pane_stack(v, (SDL_Rect){ map_w, 0, stack_w, top_h });
+    if (v->show_live)
+        pane_live(v, (SDL_Rect){ map_w, 0, stack_w, top_h });
+    else
+        pane_stack(v, (SDL_Rect){ map_w, 0, stack_w, top_h });
     pane_regs(v, (SDL_Rect){ right_x, 0, right_w, regs_h });
     if (v->show_fp)
         pane_fpregs(v, (SDL_Rect){ right_x, regs_h, right_w, top_h - regs_h });

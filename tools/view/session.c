@@ -66,9 +66,11 @@ static bool before_syscall(elfemu *vm, elfemu_thread *t, elfemu_syscall *call, v
     static const char *const no_return[] = { "exit", "exit_group", NULL };
     if (named(call, no_return)) {
         char line[TEXTLOG_WIDTH];
-        format_call(line, sizeof(line), call);
+        size_t n = format_call(line, sizeof(line) - 8, call);
+        snprintf(line + n, sizeof(line) - n, " = ?\n");
+        pthread_mutex_lock(&s->log_lock);
         textlog_add(s->syslog, line, strlen(line));
-        textlog_add(s->syslog, " = ?\n", 5);
+        pthread_mutex_unlock(&s->log_lock);
     }
     return false;
 }
@@ -113,13 +115,16 @@ static void after_syscall(elfemu *vm, elfemu_thread *t, elfemu_syscall *call, vo
     size_t n = format_call(line, sizeof(line) - 40, call);
     format_result(res, sizeof(res), call->result);
     snprintf(line + n, sizeof(line) - n, " = %s\n", res);
+    pthread_mutex_lock(&s->log_lock);
     textlog_add(s->syslog, line, strlen(line));
     catch_output(s, call);
+    pthread_mutex_unlock(&s->log_lock);
     static const char *const remaps[] = { "mmap", "mmap2", "munmap", "mprotect", "mremap",
                                           "brk", "shmat", "shmdt", NULL };
     if (named(call, remaps)) {
-        s->maps_gen++;
-        syms_changed(s->syms);
+        /* Any guest thread may be here: the symbols are told on the
+         * viewer's thread (refresh()). */
+        __atomic_add_fetch(&s->maps_gen, 1, __ATOMIC_RELAXED);
     }
     s->syscall_seen = true;
 }
@@ -130,6 +135,7 @@ int session_open(struct session *s, const char *path, char *const argv[], char *
                  const elfemu_config *cfg, char *why, size_t why_size, int *status)
 {
     memset(s, 0, sizeof(*s));
+    pthread_mutex_init(&s->log_lock, NULL);
     *status = 1;
     s->syslog = calloc(1, sizeof(*s->syslog));
     s->output = calloc(1, sizeof(*s->output));
@@ -181,6 +187,11 @@ void session_mark(struct session *s)
 
 static void refresh(struct session *s)
 {
+    unsigned gen = __atomic_load_n(&s->maps_gen, __ATOMIC_RELAXED);
+    if (gen != s->syms_gen) {
+        syms_changed(s->syms);
+        s->syms_gen = gen;
+    }
     elfemu_get_regs(s->vm, &s->regs);
     elfemu_get_fpstate(s->vm, s->fp);
 }

@@ -6,6 +6,7 @@
 #ifndef TOOLS_VIEW_SESSION_H
 #define TOOLS_VIEW_SESSION_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -39,6 +40,9 @@ struct session {
     unsigned nbp;
     bool syscall_seen;          /* a syscall happened in the last step */
     unsigned maps_gen;          /* bumped when a syscall may have changed the mappings */
+    unsigned syms_gen;          /* the maps_gen the symbols were last told of */
+    /* The hooks run on every guest thread: the logs are added to under this. */
+    pthread_mutex_t log_lock;
     struct textlog *syslog;     /* "write(1, 0x4020, 6) = 6" */
     struct textlog *output;     /* what the guest wrote to fds 1 and 2 */
     char status[160];           /* the last thing that happened, for the status line */

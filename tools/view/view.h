@@ -43,6 +43,7 @@ struct view {
     int map_selected;           /* a bar entry picked by a click, -1 */
     uint64_t disasm_at;         /* show code here instead of at rip (0: follow rip) */
     bool show_fp;               /* the x87/SSE registers instead of the code */
+    bool show_live;             /* the live stack instead of the initial one */
     bool prompting;             /* reading a breakpoint's address or symbol */
     char prompt[128];
     struct hit hits[VIEW_MAX_HITS];
@@ -72,6 +73,7 @@ void view_add_hit(struct view *v, SDL_Rect r, enum hit_kind kind, uint64_t value
 /* The panes. */
 void pane_map(struct view *v, SDL_Rect r);
 void pane_stack(struct view *v, SDL_Rect r);
+void pane_live(struct view *v, SDL_Rect r);
 void pane_regs(struct view *v, SDL_Rect r);
 void pane_fpregs(struct view *v, SDL_Rect r);
 void pane_disasm(struct view *v, SDL_Rect r);

@@ -1,0 +1,56 @@
+#!/bin/sh
+# window.sh VIEWER GUEST_DIR
+# elfemu-view's window under Xvfb: it opens, takes ten presses of `s` from
+# xdotool (real X key events through the X server) and `q`; the register
+# pane (written by --state-file when the viewer ends) then shows the guest
+# ten instructions on: icount 10, rip moved on from _start, rsp moved by the
+# pushes, the last instruction's changes highlighted.  Exit 77 (skipped)
+# only where Xvfb or xdotool is not installed.
+viewer=$1 guests=$2
+for tool in xvfb-run Xvfb xauth xdotool; do
+    if ! command -v "$tool" >/dev/null 2>&1; then
+        echo "SKIP: $tool is not installed (tools/install-deps installs xvfb, xauth and xdotool)"
+        exit 77
+    fi
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+program=$guests/showargs_64_static
+
+# The state at the entry point, for comparison (headless).
+"$viewer" --env-clear --screenshot "$tmp/entry.png" --state-file "$tmp/entry.state" "$program" one ||
+    fail "the headless run failed"
+
+cat >"$tmp/drive.sh" <<EOS
+#!/bin/sh
+"$viewer" --env-clear --state-file "$tmp/window.state" "$program" one >"$tmp/viewer.out" 2>&1 &
+pid=\$!
+wid=\$(timeout 30 xdotool search --sync --name '^elfemu-view: ' | head -1)
+if [ -z "\$wid" ]; then
+    echo "no window appeared"; kill \$pid; exit 1
+fi
+xdotool windowfocus --sync "\$wid" || { kill \$pid; exit 1; }
+for i in 1 2 3 4 5 6 7 8 9 10; do
+    xdotool key --delay 20 s || { kill \$pid; exit 1; }
+done
+xdotool key q
+wait \$pid
+EOS
+chmod +x "$tmp/drive.sh"
+timeout 120 xvfb-run -a -s "-screen 0 1280x800x24" "$tmp/drive.sh" >"$tmp/drive.out" 2>&1 ||
+    fail "the window run failed: $(cat "$tmp/drive.out" "$tmp/viewer.out" 2>/dev/null)"
+
+state=$tmp/window.state
+[ -s "$state" ] || fail "no state file: $(cat "$tmp/drive.out" "$tmp/viewer.out")"
+grep -q '^icount=0 ' "$tmp/entry.state" || fail "entry: $(cat "$tmp/entry.state")"
+grep -q '^icount=10 instructions' "$state" || fail "not ten steps: $(grep icount "$state")"
+grep -q '^exited=no' "$state" || fail "the guest ended"
+grep -q '^rip=.*<_start+0x' "$state" || fail "rip: $(grep rip "$state")"
+for r in rip rsp; do
+    [ "$(grep "^$r=" "$state")" != "$(grep "^$r=" "$tmp/entry.state")" ] ||
+        fail "$r did not change in the register pane"
+done
+# The tenth instruction changed something: highlighted in the pane.
+grep -q ' (changed)$' "$state" || fail "nothing highlighted as changed: $(cat "$state")"
+echo "ok: the window took ten steps: $(grep '^rip=' "$state"), $(grep -c ' (changed)$' "$state") fields highlighted"
