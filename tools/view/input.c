@@ -120,8 +120,28 @@ void input_text(struct view *v, const char *text)
     v->prompt[n] = 0;
 }
 
+/* click-slot=PREFIX: a click in the middle of the row of the first stack
+ * slot whose text starts with PREFIX, as drawn now (demos and tests name
+ * the row; its pixels depend on the font). */
+static int click_slot(struct view *v, const char *prefix)
+{
+    view_draw(v);
+    for (int i = 0; i < v->nhits; i++) {
+        const struct hit *h = &v->hits[i];
+        if (h->kind == HIT_STACK_SLOT &&
+            !strncmp(v->fig.slots[h->value].text, prefix, strlen(prefix))) {
+            input_click(v, h->rect.x + h->rect.w / 2, h->rect.y + h->rect.h / 2);
+            return 1;
+        }
+    }
+    snprintf(v->s->status, sizeof(v->s->status), "no stack slot %.100s in view", prefix);
+    return 1;
+}
+
 int input_script_word(struct view *v, const char *word)
 {
+    if (!strncmp(word, "click-slot=", 11))
+        return click_slot(v, word + 11);
     if (!strncmp(word, "b=", 2)) {
         session_add_breakpoint(v->s, word + 2);
         return 1;

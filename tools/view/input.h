@@ -13,7 +13,7 @@ void input_text(struct view *v, const char *text);
 /* A click at (x, y): the hit regions of the last frame decide. */
 void input_click(struct view *v, int x, int y);
 /* One word of --script ("s", "n", "y", "m", "c", "f", "l", "q", "pgup", "pgdn",
- * "b=WHERE"): 1 done, 0 quit, -1 not a word we know. */
+ * "b=WHERE", "click-slot=PREFIX"): 1 done, 0 quit, -1 not a word we know. */
 int input_script_word(struct view *v, const char *word);
 
 #endif

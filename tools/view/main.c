@@ -229,8 +229,10 @@ static int run_script(struct view *v, char *words, bool wait)
     return 1;
 }
 
-static int write_state(struct session *s, const char *path)
+/* --state-file: the register pane, the selections and the ending. */
+static int write_state(const struct view *v, const char *path)
 {
+    struct session *s = v->s;
     FILE *f = fopen(path, "w");
     if (!f) {
         fprintf(stderr, "elfemu-view: cannot write %s: %s\n", path, strerror(errno));
@@ -243,6 +245,12 @@ static int write_state(struct session *s, const char *path)
                 fields[i].changed ? " (changed)" : "");
     fprintf(f, "exited=%s\n", s->exited ? "yes" : "no");
     fprintf(f, "syscalls=%zu\n", s->syslog->total);
+    if (v->fig_selected >= 0)
+        fprintf(f, "stack_selected=%s\n", v->fig.slots[v->fig_selected].text);
+    if (v->map_selected >= 0)
+        fprintf(f, "map_selected=%s\n", v->bar.e[v->map_selected].label);
+    if (v->disasm_at)
+        fprintf(f, "code_at=%#" PRIx64 "\n", v->disasm_at);
     return fclose(f) == 0 ? 0 : -1;
 }
 
@@ -295,7 +303,7 @@ static int headless(struct session *s, const struct view_options *o, char *scrip
         fprintf(stderr, "elfemu-view: cannot write %s: %s\n", o->screenshot, strerror(errno));
         goto out;
     }
-    status = 0;
+    status = o->state_file && write_state(&v, o->state_file) != 0;
 out:
     view_fini(&v);
     SDL_DestroyRenderer(r);
@@ -359,10 +367,11 @@ static int interactive(struct session *s, const struct view_options *o, char *sc
         view_draw(&v);
         SDL_RenderPresent(r);
     }
+    int status = o->state_file && write_state(&v, o->state_file) != 0;
     view_fini(&v);
     SDL_DestroyRenderer(r);
     SDL_DestroyWindow(win);
-    return 0;
+    return status;
 }
 
 int main(int argc, char **argv)
@@ -397,8 +406,6 @@ int main(int argc, char **argv)
     if (run_to(&s, o.at) != 0)
         goto out;
     status = o.screenshot ? headless(&s, &o, script) : interactive(&s, &o, script);
-    if (o.state_file && write_state(&s, o.state_file) != 0)
-        status = 1;
 out:
     session_close(&s);
     TTF_Quit();

@@ -11,7 +11,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 unset DISPLAY WAYLAND_DISPLAY
-shot() { # NAME SIZE AT PROGRAM ARGS...
+shot() { # NAME SIZE AT [--script WORDS] PROGRAM ARGS...
     name=$1 size=$2 at=$3
     shift 3
     "$viewer" --env-clear -E LANG=C --size "$size" --screenshot "$tmp/$name.png" --at="$at" \
@@ -37,6 +37,28 @@ grep -q '^eip=.*<main>' "$tmp/ia32.state" || fail "ia32: eip not at main"
 grep -q '^exited=yes' "$tmp/exit.state" || fail "exit: the program did not end"
 grep -q '^argv\[1\]=one$' "$tmp/exit.out" || fail "exit: the guest's output: $(cat "$tmp/exit.out")"
 cmp -s "$tmp/entry.png" "$tmp/main.png" && fail "the pictures at entry and at main are the same"
+
+# The controls, by --script words (the same code as the keys): a breakpoint
+# on a symbol and run; run to the next syscall; step over main's calls.
+shot bp 1280x800 entry --script "b=main c" "$static" one
+grep -q '^rip=.*<main>' "$tmp/bp.state" || fail "b=main c: $(grep rip "$tmp/bp.state")"
+shot sys 1280x800 entry --script "y" "$static" one
+grep -q '^syscalls=1$' "$tmp/sys.state" || fail "y: $(grep syscalls "$tmp/sys.state")"
+grep -q '^exited=no' "$tmp/sys.state" || fail "y: the program ended"
+# From main, twenty steps over: printf is stepped over whole (it makes
+# syscalls: stdout's fstat) and rip is still in main.
+shot over 1280x800 main --script "n n n n n n n n n n n n n n n n n n n n" "$static" one
+grep -q '^rip=.*<main+0x' "$tmp/over.state" || fail "n: left main: $(grep rip "$tmp/over.state")"
+calls() { sed -n 's/^syscalls=//p' "$1"; }
+[ "$(calls "$tmp/over.state")" -gt "$(calls "$tmp/main.state")" ] ||
+    fail "n: no syscall in the calls stepped over"
+# Clicks: a pointer's row selects what it points at; AT_ENTRY's row shows
+# the code at the entry point (away from main) and selects its mapping.
+shot click 1280x800 main --script "click-slot=argv[1] click-slot=AT_ENTRY" "$static" one
+grep -qxF "stack_selected='one\\0'" "$tmp/click.state" || fail "click argv[1]: $(grep stack_selected "$tmp/click.state")"
+grep -q '^map_selected=showargs_64_static text$' "$tmp/click.state" || fail "click AT_ENTRY: map"
+entry=$(grep '^rip=' "$tmp/entry.state" | sed 's/^rip=0*\([0-9a-f]*\) .*/\1/')
+grep -q "^code_at=0x$entry\$" "$tmp/click.state" || fail "click AT_ENTRY: code at $entry: $(grep code_at "$tmp/click.state")"
 
 # Bad requests: one line, a non-zero status, no file.
 check_error() { # WANT_STATUS ARGS...
