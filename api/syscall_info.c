@@ -1,17 +1,9 @@
-/* Syscall names and argument counts for the tools (elfemu-view's log):
- * the names come from the kernel headers (syscall_names.c, generated),
- * the counts from the --strace formats of syscalls/list.h. */
+/* Syscall argument counts for the tools (elfemu-view's log), from the
+ * --strace formats of syscalls/list.h (the names: api/stats.c). */
 #include <string.h>
 
 #include "elfemu.h"
 #include "syscalls/syscalls.h"
-
-const char *elfemu_syscall_name(int bits, uint64_t nr)
-{
-    if (nr >= SYS_TABLE_SIZE || (bits != 64 && bits != 32))
-        return NULL;
-    return bits == 64 ? sys_names_64[nr] : sys_names_32[nr];
-}
 
 int elfemu_syscall_nargs(int bits, uint64_t nr)
 {

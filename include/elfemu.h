@@ -270,12 +270,9 @@ const elfemu_load_info *elfemu_get_load_info(const elfemu *vm);
 /** The AT_ name of an auxv type ("AT_PHDR"), or NULL when unknown. */
 const char *elfemu_auxv_name(uint64_t type);
 
-/** The name of syscall @p nr in the numbering of @p bits (64: x86_64,
- *  32: i386), as the kernel headers spell it ("write"), or NULL. */
-const char *elfemu_syscall_name(int bits, uint64_t nr);
-
-/** How many arguments syscall @p nr of that ABI takes (as --strace shows
- *  them), or -1 when elfemu does not serve it. */
+/** How many arguments syscall @p nr of the ABI with word size @p bits
+ *  takes (as --strace shows them), or -1 when elfemu does not serve it;
+ *  its name: elfemu_syscall_name(). */
 int elfemu_syscall_nargs(int bits, uint64_t nr);
 
 /**
