@@ -263,6 +263,9 @@ static int view_init(struct view *v, SDL_Renderer *r, struct session *s,
     v->w = o->width;
     v->h = o->height;
     v->fig_selected = v->map_selected = -1;
+    /* The figure starts scrolled to its bottom (argc, argv, envp, auxv):
+     * with a big environment its strings are what does not fit. */
+    v->fig_top = INT_MAX;
     char why[512];
     if (font_open(&v->font, r, o->font, o->font_size, why, sizeof(why)) != 0) {
         fprintf(stderr, "elfemu-view: %s\n", why);

@@ -53,36 +53,55 @@ void pane_map(struct view *v, SDL_Rect r)
     mapbar_layout(&v->bar, bar.h);
     int label_x = bar.x + bar.w + 16;
     int max_chars = (in.x + in.w - label_x) / v->font.w;
-    /* Each label: "start prot size" then the name, on one line when it
-     * fits, else on two when the band is tall enough (else cut). */
-    char text[512][2][160];
-    int nlines[512], n = (int)v->bar.n < 512 ? (int)v->bar.n : 512;
+    /* Each label: "start prot size name" on one line, or the name on a
+     * second line when it does not fit and the band is tall enough. */
+    static char one[512][160], two[512][160];
+    int nlines[512], hs[512], ys[512], n = (int)v->bar.n < 512 ? (int)v->bar.n : 512;
+    int lh = v->font.h, need = 0;
     for (int i = 0; i < n; i++) {
         const struct mapbar_entry *e = &v->bar.e[i];
         char size[16], prot[4];
         human_size(e->end - e->start, size, sizeof(size));
         nlines[i] = 1;
-        text[i][1][0] = 0;
         if (e->kind == MAPBAR_GAP) {
-            snprintf(text[i][0], sizeof(text[i][0]), "  ... %s unmapped", size);
-            continue;
+            snprintf(one[i], sizeof(one[i]), "  ... %s unmapped", size);
+            hs[i] = lh * 3 / 4;
+        } else {
+            mapbar_prot_str(e->prot, prot);
+            int len = snprintf(one[i], sizeof(one[i]), "%" PRIx64 " %s %4s %s", e->start, prot,
+                               size, e->label);
+            snprintf(two[i], sizeof(two[i]), "%" PRIx64 " %s %4s", e->start, prot, size);
+            if (len > max_chars && e->y1 - e->y0 >= 2 * lh)
+                nlines[i] = 2;
+            hs[i] = nlines[i] * lh;
         }
-        mapbar_prot_str(e->prot, prot);
-        int len = snprintf(text[i][0], sizeof(text[i][0]), "%" PRIx64 " %s %4s %s", e->start,
-                           prot, size, e->label);
-        if (len > max_chars && e->y1 - e->y0 >= 2 * v->font.h) {
-            snprintf(text[i][0], sizeof(text[i][0]), "%" PRIx64 " %s %4s", e->start, prot, size);
-            snprintf(text[i][1], sizeof(text[i][1]), "%s", e->label);
-            nlines[i] = 2;
-        }
+        need += hs[i];
     }
-    /* Labels: wanted at their band's middle, pushed down past the one
-     * above, then back up if they run off the bottom. */
-    int ys[512], hs[512];
+    /* More labels than room (a big program has a hundred mappings): one
+     * line each, then no gap labels, then the smallest mappings lose
+     * theirs (their bands stay; a click names them). */
+    for (int i = 0; i < n && need > bar.h; i++)
+        if (nlines[i] == 2)
+            nlines[i] = 1, hs[i] = lh, need -= lh;
+    for (int i = 0; i < n && need > bar.h; i++)
+        if (v->bar.e[i].kind == MAPBAR_GAP)
+            need -= hs[i], hs[i] = 0;
+    while (need > bar.h) {
+        int smallest = -1;
+        for (int i = 0; i < n; i++)
+            if (hs[i] && (smallest < 0 || v->bar.e[i].end - v->bar.e[i].start <
+                                              v->bar.e[smallest].end - v->bar.e[smallest].start))
+                smallest = i;
+        if (smallest < 0)
+            break;
+        need -= hs[smallest];
+        hs[smallest] = 0;
+    }
+    /* Placed at their band's middle, pushed down past the label above,
+     * then back up where they would run off the bottom. */
     int next = bar.y;
     for (int i = 0; i < n; i++) {
         const struct mapbar_entry *e = &v->bar.e[i];
-        hs[i] = e->kind == MAPBAR_GAP ? v->font.h * 3 / 4 : nlines[i] * v->font.h;
         int mid = bar.y + (e->y0 + e->y1) / 2 - hs[i] / 2;
         ys[i] = mid > next ? mid : next;
         next = ys[i] + hs[i];
@@ -103,12 +122,14 @@ void pane_map(struct view *v, SDL_Rect r)
             draw_outline(v, band, COL_ACCENT);
         view_add_hit(v, (SDL_Rect){ bar.x, band.y, label_x - bar.x + max_chars * v->font.w, band.h },
                      HIT_MAP_ENTRY, (uint64_t)i);
+        if (hs[i] == 0)
+            continue;
         SDL_Color c = e->kind == MAPBAR_GAP ? COL_DIM : COL_TEXT;
-        draw_line(v, bar.x + bar.w, band.y + band.h / 2, label_x - 4, ys[i] + v->font.h / 2,
+        draw_line(v, bar.x + bar.w, band.y + band.h / 2, label_x - 4, ys[i] + lh / 2,
                   e->kind == MAPBAR_GAP ? COL_DIM : view_prot_colour(e->prot, e->kind));
-        draw_text(v, label_x, ys[i], c, text[i][0], max_chars);
+        draw_text(v, label_x, ys[i], c, nlines[i] == 2 ? two[i] : one[i], max_chars);
         if (nlines[i] == 2)
-            draw_text(v, label_x + 2 * v->font.w, ys[i] + v->font.h, COL_DIM, text[i][1], max_chars - 2);
+            draw_text(v, label_x + 2 * v->font.w, ys[i] + lh, COL_DIM, e->label, max_chars - 2);
     }
     mark(v, &bar, v->s->regs.rip, "rip", COL_ACCENT);
     mark(v, &bar, v->s->regs.gpr[ELFEMU_RSP], "rsp", COL_ARROW);

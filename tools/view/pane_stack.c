@@ -68,13 +68,16 @@ void pane_stack(struct view *v, SDL_Rect r)
     int narrows = 0;
     for (size_t i = 0; i < f->n; i++)
         narrows += f->slots[i].target >= 0;
+    /* The lanes take at most a quarter of the pane (a big environment has
+     * dozens of arrows); beyond that, arrows share the outermost lane. */
     int lanes_w = (narrows + 1) * LANE_W;
+    if (lanes_w > in.w / 4)
+        lanes_w = in.w / 4;
     int text_chars = (in.x + in.w - text_x - lanes_w) / fw;
     if (text_chars < 20)
         text_chars = 20;
     int join_x = text_x + text_chars * fw + 4;  /* where arrows leave and arrive */
 
-    bool vis;
     if (top == 0)
         draw_textf(v, addr_x, in.y, COL_DIM, -1, "---------- top of [stack]: %#" PRIx64, f->top);
     uint64_t rsp = v->s->regs.gpr[ELFEMU_RSP];
@@ -155,5 +158,4 @@ void pane_stack(struct view *v, SDL_Rect r)
             draw_arrow_head(v, join_x, yt, -1, COL_ARROW);
         }
     }
-    (void)vis;
 }

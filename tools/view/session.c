@@ -111,6 +111,9 @@ static void catch_output(struct session *s, const elfemu_syscall *call)
 static void after_syscall(elfemu *vm, elfemu_thread *t, elfemu_syscall *call, void *user)
 {
     struct session *s = user;
+    static const char *const no_return[] = { "exit", "exit_group", NULL };
+    if (named(call, no_return))
+        return; /* its line, "= ?", was written before it */
     char line[TEXTLOG_WIDTH], res[32];
     size_t n = format_call(line, sizeof(line) - 40, call);
     format_result(res, sizeof(res), call->result);
