@@ -251,6 +251,7 @@ static int write_state(const struct view *v, const char *path)
         fprintf(f, "map_selected=%s\n", v->bar.e[v->map_selected].label);
     if (v->disasm_at)
         fprintf(f, "code_at=%#" PRIx64 "\n", v->disasm_at);
+    fprintf(f, "size=%dx%d\n", v->w, v->h);
     return fclose(f) == 0 ? 0 : -1;
 }
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # window.sh VIEWER GUEST_DIR
 # elfemu-view's window under Xvfb: it opens, takes ten presses of `s` from
-# xdotool (real X key events through the X server) and `q`; the register
+# xdotool (real X key events through the X server), a resize and `q`; the register
 # pane (written by --state-file when the viewer ends) then shows the guest
 # ten instructions on: icount 10, rip moved on from _start, rsp moved by the
 # pushes, the last instruction's changes highlighted.  Exit 77 (skipped)
@@ -34,6 +34,9 @@ xdotool windowfocus --sync "\$wid" || { kill \$pid; exit 1; }
 for i in 1 2 3 4 5 6 7 8 9 10; do
     xdotool key --delay 20 s || { kill \$pid; exit 1; }
 done
+# Resizable: the panes follow the new size.
+xdotool windowsize --sync "\$wid" 1024 700 || { kill \$pid; exit 1; }
+sleep 0.5
 xdotool key q
 wait \$pid
 EOS
@@ -51,6 +54,8 @@ for r in rip rsp; do
     [ "$(grep "^$r=" "$state")" != "$(grep "^$r=" "$tmp/entry.state")" ] ||
         fail "$r did not change in the register pane"
 done
+grep -q '^size=1280x800$' "$tmp/entry.state" || fail "entry: $(grep size "$tmp/entry.state")"
+grep -q '^size=1024x700$' "$state" || fail "not resized: $(grep size "$state")"
 # The tenth instruction changed something: highlighted in the pane.
 grep -q ' (changed)$' "$state" || fail "nothing highlighted as changed: $(cat "$state")"
 echo "ok: the window took ten steps: $(grep '^rip=' "$state"), $(grep -c ' (changed)$' "$state") fields highlighted"
