@@ -97,6 +97,7 @@ bool input_key(struct view *v, SDL_Keycode key)
         break;
     case SDLK_b:
         v->prompting = true;
+        v->prompt_fresh = true;
         v->prompt[0] = 0;
         break;
     case SDLK_f: v->show_fp = !v->show_fp; break;
@@ -112,6 +113,11 @@ bool input_key(struct view *v, SDL_Keycode key)
 void input_text(struct view *v, const char *text)
 {
     if (!v->prompting)
+        return;
+    /* SDL sends the text of a key after its key event: the 'b' itself. */
+    bool opening = v->prompt_fresh && !strcmp(text, "b");
+    v->prompt_fresh = false;
+    if (opening)
         return;
     size_t n = strlen(v->prompt);
     for (; *text && n + 1 < sizeof(v->prompt); text++)

@@ -45,6 +45,7 @@ struct view {
     bool show_fp;               /* the x87/SSE registers instead of the code */
     bool show_live;             /* the live stack instead of the initial one */
     bool prompting;             /* reading a breakpoint's address or symbol */
+    bool prompt_fresh;          /* the 'b' that opened it still has its text event to come */
     char prompt[128];
     struct hit hits[VIEW_MAX_HITS];
     int nhits;

@@ -4,7 +4,9 @@
 # xdotool (real X key events through the X server), a resize and `q`; the register
 # pane (written by --state-file when the viewer ends) then shows the guest
 # ten instructions on: icount 10, rip moved on from _start, rsp moved by the
-# pushes, the last instruction's changes highlighted.  Exit 77 (skipped)
+# pushes, the last instruction's changes highlighted.  A second window gets
+# a breakpoint typed at its prompt (b, main, Return) and c: it stops at
+# main.  Exit 77 (skipped)
 # only where Xvfb or xdotool is not installed.
 viewer=$1 guests=$2
 for tool in xvfb-run Xvfb xauth xdotool; do
@@ -44,6 +46,27 @@ chmod +x "$tmp/drive.sh"
 timeout 120 xvfb-run -a -s "-screen 0 1280x800x24" "$tmp/drive.sh" >"$tmp/drive.out" 2>&1 ||
     fail "the window run failed: $(cat "$tmp/drive.out" "$tmp/viewer.out" 2>/dev/null)"
 
+# A second window: a breakpoint typed at the prompt (b, "main", Return)
+# and run (c): it stops at main.
+cat >"$tmp/drive2.sh" <<EOS
+#!/bin/sh
+"$viewer" --env-clear --state-file "$tmp/bp.state" "$program" one >"$tmp/viewer2.out" 2>&1 &
+pid=\$!
+wid=\$(timeout 30 xdotool search --sync --name '^elfemu-view: ' | head -1)
+[ -n "\$wid" ] || { echo "no window appeared"; kill \$pid; exit 1; }
+xdotool windowfocus --sync "\$wid" &&
+xdotool key --delay 50 b && xdotool type --delay 50 main && xdotool key --delay 50 Return c ||
+    { kill \$pid; exit 1; }
+sleep 1
+xdotool key q
+wait \$pid
+EOS
+chmod +x "$tmp/drive2.sh"
+timeout 120 xvfb-run -a -s "-screen 0 1280x800x24" "$tmp/drive2.sh" >"$tmp/drive2.out" 2>&1 ||
+    fail "the breakpoint run failed: $(cat "$tmp/drive2.out" "$tmp/viewer2.out" 2>/dev/null)"
+grep -q '^rip=.*<main> (changed)$' "$tmp/bp.state" ||
+    fail "b main, c: not stopped at main: $(grep rip "$tmp/bp.state")"
+
 state=$tmp/window.state
 [ -s "$state" ] || fail "no state file: $(cat "$tmp/drive.out" "$tmp/viewer.out")"
 grep -q '^icount=0 ' "$tmp/entry.state" || fail "entry: $(cat "$tmp/entry.state")"
@@ -58,4 +81,4 @@ grep -q '^size=1280x800$' "$tmp/entry.state" || fail "entry: $(grep size "$tmp/e
 grep -q '^size=1024x700$' "$state" || fail "not resized: $(grep size "$state")"
 # The tenth instruction changed something: highlighted in the pane.
 grep -q ' (changed)$' "$state" || fail "nothing highlighted as changed: $(cat "$state")"
-echo "ok: the window took ten steps: $(grep '^rip=' "$state"), $(grep -c ' (changed)$' "$state") fields highlighted"
+echo "ok: a typed breakpoint stopped the run at main; the window took ten steps: $(grep '^rip=' "$state"), $(grep -c ' (changed)$' "$state") fields highlighted"
