@@ -10,30 +10,12 @@
 #include <unistd.h>
 
 #include "elfemu.h"
+#include "tools/exit_like.h"
 #include "tools/options.h"
 #include "tools/outfile.h"
 #include "tools/trace.h"
 
 extern char **environ;
-
-/* End the way the guest ended: its exit status, or death by its signal so
- * that our parent sees exactly what it would have seen natively. */
-static void exit_like(const elfemu_exit *x)
-{
-    fflush(NULL);
-    if (!x->signaled)
-        exit(x->code);
-    /* Like the kernel for the guest: no core file of the emulator. */
-    struct rlimit no_core = { 0, 0 };
-    setrlimit(RLIMIT_CORE, &no_core);
-    signal(x->code, SIG_DFL);
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, x->code);
-    sigprocmask(SIG_UNBLOCK, &set, NULL);
-    raise(x->code);
-    exit(128 + x->code);
-}
 
 /* Add an option a re-executed elfemu (the guest's execve) gets. */
 static void pass_on(struct options *o, const char *opt, const char *val)

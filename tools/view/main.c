@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <SDL.h>
 #include <SDL_ttf.h>
@@ -385,6 +386,23 @@ int main(int argc, char **argv)
     if (r != 0) {
         free(o.env);
         return r > 0 ? 0 : 2;
+    }
+    /* A guest execve runs the new program under the elfemu CLI beside us
+     * (the window then closes: the viewer shows one program image). */
+    static char self[PATH_MAX], cli[PATH_MAX + 8];
+    const char *reexec[4] = { cli, NULL, NULL, NULL };
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n > 0) {
+        self[n] = 0;
+        char *slash = strrchr(self, '/');
+        if (slash)
+            *slash = 0;
+        snprintf(cli, sizeof(cli), "%s/elfemu", self);
+        if (access(cli, X_OK) == 0) {
+            if (o.cfg.sysroot)
+                reexec[1] = "-L", reexec[2] = o.cfg.sysroot;
+            o.cfg.reexec_argv = reexec;
+        }
     }
     char *path = elfemu_find_program_in(o.program, o.cfg.sysroot);
     char **gargv = calloc((size_t)o.nargs + 2, sizeof(char *));

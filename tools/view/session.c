@@ -5,8 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include <Zydis/Zydis.h>
 
+#include "tools/exit_like.h"
 #include "tools/view/session.h"
 
 /* ------------------------------------------------------------ syscall hooks */
@@ -156,7 +159,9 @@ int session_open(struct session *s, const char *path, char *const argv[], char *
     s->li = elfemu_get_load_info(s->vm);
     s->bits = elfemu_bits(s->vm);
     s->syms = syms_new(s->vm);
-    if (!s->syms || elfemu_hook_syscall(s->vm, before_syscall, after_syscall, s) < 0) {
+    s->pid = getpid();
+    s->hook_id = s->syms ? elfemu_hook_syscall(s->vm, before_syscall, after_syscall, s) : -1;
+    if (s->hook_id < 0) {
         snprintf(why, why_size, "out of memory");
         return -1;
     }
@@ -199,10 +204,24 @@ static void refresh(struct session *s)
     elfemu_get_fpstate(s->vm, s->fp);
 }
 
+/* A guest fork is a host fork: the child process is a copy of the viewer
+ * whose window belongs to the parent.  The child runs its guest on to the
+ * end without a window and ends as it does, as elfemu would. */
+static __attribute__((noreturn)) void child_runs_on(struct session *s, int stepped)
+{
+    elfemu_hook_remove(s->vm, s->hook_id);
+    elfemu_exit x = s->exit;
+    if (stepped == 0 && elfemu_run(s->vm, &x) != 0)
+        _exit(127);
+    exit_like(&x);
+}
+
 static void step_once(struct session *s)
 {
     s->syscall_seen = false;
     int r = elfemu_step(s->vm, &s->exit);
+    if (getpid() != s->pid)
+        child_runs_on(s, r);
     if (r != 0) {
         s->exited = true;
         s->goal = GOAL_NONE;

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "elfemu.h"
 #include "tools/symbols.h"
@@ -26,6 +27,8 @@ enum run_goal {
 
 struct session {
     elfemu *vm;
+    pid_t pid;                  /* the viewer's: a guest fork's child is another */
+    int hook_id;
     const elfemu_load_info *li;
     int bits;
     struct syms *syms;

@@ -60,6 +60,16 @@ grep -q '^map_selected=showargs_64_static text$' "$tmp/click.state" || fail "cli
 entry=$(grep '^rip=' "$tmp/entry.state" | sed 's/^rip=0*\([0-9a-f]*\) .*/\1/')
 grep -q "^code_at=0x$entry\$" "$tmp/click.state" || fail "click AT_ENTRY: code at $entry: $(grep code_at "$tmp/click.state")"
 
+# A guest that forks and execs: the children run on without the window
+# (execs under the elfemu CLI beside the viewer); the output is the native
+# run's and the picture is the parent's, at its end.
+fork=$guests/forkexec_64_static
+shot fork 1280x800 exit "$fork"
+grep -q '^exited=yes' "$tmp/fork.state" || fail "forkexec: the parent did not end"
+(cd "$tmp" && env -i LANG=C "$fork") >"$tmp/fork.native" 2>&1
+diff "$tmp/fork.native" "$tmp/fork.out" >/dev/null ||
+    fail "forkexec under the viewer: $(diff "$tmp/fork.native" "$tmp/fork.out" | head -5)"
+
 # Bad requests: one line, a non-zero status, no file.
 check_error() { # WANT_STATUS ARGS...
     want=$1
