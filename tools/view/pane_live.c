@@ -57,7 +57,7 @@ void pane_live(struct view *v, SDL_Rect r)
         SDL_Color c = what[0] == 'c' ? COL_ACCENT : COL_TEXT;
         draw_text(v, in.x, y, COL_ARROW, mark, -1);
         draw_textf(v, in.x + 6 * fw, y, COL_DIM, -1, "%#" PRIx64 ":", a);
-        int vx = in.x + (w == 8 ? 22 : 14) * fw;
+        int vx = in.x + (6 + (w == 8 ? 16 : 12)) * fw; /* after "rsp-> 0x...: " */
         draw_textf(v, vx, y, c, -1, "%0*" PRIx64, (int)(2 * w), val);
         draw_text(v, vx + (2 * (int)w + 2) * fw, y, COL_DIM, what,
                   max - (vx - in.x) / fw - 2 * (int)w - 2);
