@@ -1,7 +1,8 @@
 /* elfemu-view: the live stack, word by word upwards from rsp: each word's
- * address and value, what the value points at (a symbol in code: most
- * likely a return address, which marks a frame; a stack address; a
- * string), and where rsp and rbp are.  Shares the middle column with the
+ * address and value, what the value points at (code: a return address
+ * when a call instruction ends just before it, which marks a frame, else
+ * a function or code pointer; a stack address; a string; a mapping), and
+ * where rsp and rbp are.  Shares the middle column with the
  * initial stack (key l switches). */
 #include <inttypes.h>
 #include <stdio.h>
@@ -25,6 +26,28 @@ static bool looks_like_string(struct session *s, uint64_t addr, char *out, size_
     return true;
 }
 
+/* Does a call instruction end just before addr (then addr is the return
+ * address it pushed)?  The forms compilers emit: E8 rel32, and FF /2 with
+ * a register, [reg+disp8], [reg+disp32] or [rip+disp32] (also with a SIB). */
+static bool after_call(struct session *s, uint64_t addr)
+{
+    uint8_t b[7];
+    if (addr < 7 || elfemu_read(s->vm, addr - 7, b, 7) != 0)
+        return false;
+    if (b[2] == 0xe8)
+        return true;
+    for (int len = 2; len <= 7; len++) {
+        const uint8_t *p = b + 7 - len;
+        if (p[0] != 0xff || ((p[1] >> 3) & 7) != 2)
+            continue;
+        int mod = p[1] >> 6, rm = p[1] & 7, sib = mod != 3 && rm == 4;
+        int disp = mod == 1 ? 1 : mod == 2 ? 4 : (mod == 0 && rm == 5) ? 4 : 0;
+        if (2 + sib + disp == len)
+            return true;
+    }
+    return false;
+}
+
 void pane_live(struct view *v, SDL_Rect r)
 {
     struct session *s = v->s;
@@ -45,7 +68,12 @@ void pane_live(struct view *v, SDL_Rect r)
         uint64_t off;
         int e = mapbar_find(&v->bar, val);
         if (e >= 0 && (v->bar.e[e].prot & PROT_EXEC) && syms_find(s->syms, val, &name, &off)) {
-            snprintf(what, sizeof(what), "code %s+%#" PRIx64 " (a return address?)", name, off);
+            if (after_call(s, val))
+                snprintf(what, sizeof(what), "return address: %s+%#" PRIx64, name, off);
+            else if (off == 0)
+                snprintf(what, sizeof(what), "-> function %s", name);
+            else
+                snprintf(what, sizeof(what), "-> code %s+%#" PRIx64, name, off);
         } else if (e >= 0 && v->bar.e[e].kind == MAPBAR_STACK) {
             snprintf(what, sizeof(what), "-> stack (rsp%+" PRId64 ")", (int64_t)(val - rsp));
             char str[48];
@@ -54,7 +82,7 @@ void pane_live(struct view *v, SDL_Rect r)
         } else if (e >= 0 && v->bar.e[e].kind != MAPBAR_GAP) {
             snprintf(what, sizeof(what), "-> %s", v->bar.e[e].label);
         }
-        SDL_Color c = what[0] == 'c' ? COL_ACCENT : COL_TEXT;
+        SDL_Color c = what[0] == 'r' ? COL_ACCENT : COL_TEXT;
         draw_text(v, in.x, y, COL_ARROW, mark, -1);
         draw_textf(v, in.x + 6 * fw, y, COL_DIM, -1, "%#" PRIx64 ":", a);
         int vx = in.x + (6 + (w == 8 ? 16 : 12)) * fw; /* after "rsp-> 0x...: " */
