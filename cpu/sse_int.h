@@ -147,22 +147,30 @@ PACK(packuswb, sw, b, sat_u8)
 #undef PACK
 
 /* Shifts by a 64-bit count: logical ones give 0 beyond the lane width,
- * arithmetic ones fill with the sign (a count of width - 1). */
-#define SHIFT(name, lane, bits, expr_in, expr_out)                                      \
+ * arithmetic ones fill with the sign (a count of width - 1).  The count is
+ * settled before the loop, so that the loop is one shift of every lane by
+ * the same amount (the host's vector shift) instead of a branch per lane. */
+#define SHIFT(name, lane, bits, op, arith)                                              \
     KERNEL(name)                                                                        \
     {                                                                                   \
         uint64_t cnt = y->q[0];                                                         \
+        if (cnt >= (bits) && !(arith)) {                                                \
+            for (unsigned i = 0; i < n / ((bits) / 8); i++)                             \
+                r->lane[i] = 0;                                                         \
+            return;                                                                     \
+        }                                                                               \
+        unsigned k = cnt >= (bits) ? (bits) - 1 : (unsigned)cnt;                        \
         for (unsigned i = 0; i < n / ((bits) / 8); i++)                                 \
-            r->lane[i] = cnt < (bits) ? (expr_in) : (expr_out);                         \
+            r->lane[i] = (__typeof__(r->lane[0]))(x->lane[i] op k);                     \
     }
-SHIFT(psllw, w, 16, (uint16_t)(x->w[i] << cnt), 0)
-SHIFT(pslld, d, 32, x->d[i] << cnt, 0)
-SHIFT(psllq, q, 64, x->q[i] << cnt, 0)
-SHIFT(psrlw, w, 16, x->w[i] >> cnt, 0)
-SHIFT(psrld, d, 32, x->d[i] >> cnt, 0)
-SHIFT(psrlq, q, 64, x->q[i] >> cnt, 0)
-SHIFT(psraw, sw, 16, x->sw[i] >> cnt, x->sw[i] >> 15)
-SHIFT(psrad, sd, 32, x->sd[i] >> cnt, x->sd[i] >> 31)
+SHIFT(psllw, w, 16, <<, 0)
+SHIFT(pslld, d, 32, <<, 0)
+SHIFT(psllq, q, 64, <<, 0)
+SHIFT(psrlw, w, 16, >>, 0)
+SHIFT(psrld, d, 32, >>, 0)
+SHIFT(psrlq, q, 64, >>, 0)
+SHIFT(psraw, sw, 16, >>, 1)
+SHIFT(psrad, sd, 32, >>, 1)
 #undef SHIFT
 
 /* Byte shifts of the whole register (XMM only): imm8 > 15 clears it. */
