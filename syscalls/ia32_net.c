@@ -491,6 +491,12 @@ int64_t sys_recvmsg_ia32(struct cpu *c, const uint64_t a[6])
 
 /* ------------------------------------------------------------ mmsg */
 
+static uint64_t mmsg32_iov_count(const void *entry)
+{
+    const struct mmsghdr32 *g = entry;
+    return g->hdr.iovlen <= MAX_IOV ? g->hdr.iovlen : 0;
+}
+
 /* sendmmsg and recvmmsg with 32-bit mmsghdrs: one host call for the whole
  * batch, as net_msg.c does for x86_64 guests (the host keeps its own
  * MSG_WAITFORONE, timeout and error semantics).  ts: the timeout already
@@ -501,25 +507,10 @@ static int64_t mmsg32(struct cpu *c, const uint64_t a[6], bool recv, struct time
     uint64_t vlen = (uint32_t)a[2];
     if (vlen > MAX_IOV)
         vlen = MAX_IOV;
-    struct mmsghdr32 *g = calloc(vlen ? vlen : 1, sizeof(*g));
+    uint64_t n, niov;
+    struct mmsghdr32 *g = net_mmsg_take(c, a[1], vlen, sizeof(*g), mmsg32_iov_count, &n, &niov);
     if (!g)
         return -ENOMEM;
-    uint64_t n = 0, niov = 0;
-    for (; n < vlen; n++) {
-        uint64_t at = a[1] + n * sizeof(*g);
-        const void *p = guest_buf(c, at, sizeof(*g), PROT_WRITE);
-        /* An entry the kernel can read but not update is still sent or
-         * received; the batch ends with it, its write-back fails below. */
-        const void *ro = p ? NULL : guest_buf(c, at, sizeof(*g), PROT_READ);
-        if (!p && !ro)
-            break;
-        memcpy(&g[n], p ? p : ro, sizeof(*g));
-        niov += g[n].hdr.iovlen <= MAX_IOV ? g[n].hdr.iovlen : 0;
-        if (ro) {
-            n++;
-            break;
-        }
-    }
     struct mmsghdr *h = calloc(n ? n : 1, sizeof(*h));
     struct hmsg *m = calloc(n ? n : 1, sizeof(*m));
     struct iovec *iov = calloc(niov ? niov : 1, sizeof(*iov));
@@ -547,15 +538,7 @@ static int64_t mmsg32(struct cpu *c, const uint64_t a[6], bool recv, struct time
         }
         off += g[built].hdr.iovlen <= MAX_IOV ? g[built].hdr.iovlen : 0;
     }
-    /* No readable entry at all: the host's EFAULT after its fd checks. */
-    void *arr = h;
-    uint64_t cnt = built;
-    if (n == 0 && vlen > 0) {
-        arr = net_uptr(c, a[1], sizeof(struct mmsghdr), PROT_READ);
-        cnt = 1;
-    }
-    r = recv ? syscall(SYS_recvmmsg, fd, arr, (unsigned)cnt, flags, ts)
-             : syscall(SYS_sendmmsg, fd, arr, (unsigned)cnt, flags);
+    r = net_mmsg_host(c, recv, fd, a[1], vlen, h, built, flags, ts);
     if (r < 0) {
         r = first_ce && errno == EFAULT ? first_ce : -errno;
         goto out;

@@ -7,7 +7,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stddef.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include "syscalls/syscalls.h"
 
@@ -33,6 +35,23 @@ const void *net_addr_in(struct cpu *c, uint64_t addr, int *len, struct sockaddr_
  * set to the full klen.  0, -EFAULT or -EINVAL (negative guest length). */
 int net_addr_out(struct cpu *c, uint64_t uaddr, uint64_t ulen, const struct sockaddr_storage *ss,
                  socklen_t klen);
+
+/* sendmmsg and recvmmsg for either ABI (net_msg.c, ia32_net.c), the first
+ * step: a copy of the guest's array of vlen entries of size bytes at addr,
+ * as far as the kernel takes them: while they can be written (msg_len goes
+ * back), and one more that can only be read (still sent or received; its
+ * write-back fails).  *n: how many were taken; *niov: the host iovecs they
+ * need, iovs(entry) each.  Free it; NULL when out of memory. */
+void *net_mmsg_take(struct cpu *c, uint64_t addr, uint64_t vlen, size_t size,
+                    uint64_t (*iovs)(const void *entry), uint64_t *n, uint64_t *niov);
+
+/* The host sendmmsg/recvmmsg of the n entries h built from the guest's array
+ * at addr (vlen entries asked for; ts: recvmmsg's timeout).  With none
+ * built, the guest's array itself is handed over, so the host fails it
+ * with EFAULT after its own descriptor checks.  The host's result (-1 and
+ * errno on failure). */
+int64_t net_mmsg_host(struct cpu *c, bool recv, int fd, uint64_t addr, uint64_t vlen,
+                      struct mmsghdr *h, uint64_t n, int flags, struct timespec *ts);
 
 /* The x86_64 guest's message structures (identical to the host's; spelled
  * out so their layout is checked rather than assumed). */

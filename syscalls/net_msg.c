@@ -143,6 +143,50 @@ int64_t sys_recvmsg(struct cpu *c, const uint64_t a[6])
 
 /* ------------------------------------------------------------ mmsg */
 
+void *net_mmsg_take(struct cpu *c, uint64_t addr, uint64_t vlen, size_t size,
+                    uint64_t (*iovs)(const void *entry), uint64_t *n, uint64_t *niov)
+{
+    char *g = calloc(vlen ? vlen : 1, size);
+    if (!g)
+        return NULL;
+    *n = *niov = 0;
+    for (; *n < vlen; ++*n) {
+        uint64_t at = addr + *n * size;
+        const void *p = guest_buf(c, at, size, PROT_WRITE);
+        /* An entry the kernel can read but not update is still sent or
+         * received; the batch ends with it, its write-back fails later. */
+        const void *ro = p ? NULL : guest_buf(c, at, size, PROT_READ);
+        if (!p && !ro)
+            break;
+        memcpy(g + *n * size, p ? p : ro, size);
+        *niov += iovs(g + *n * size);
+        if (ro) {
+            ++*n;
+            break;
+        }
+    }
+    return g;
+}
+
+int64_t net_mmsg_host(struct cpu *c, bool recv, int fd, uint64_t addr, uint64_t vlen,
+                      struct mmsghdr *h, uint64_t n, int flags, struct timespec *ts)
+{
+    /* No readable entry at all: one the host fails to read gives the
+     * kernel's EFAULT after its fd and pending-error checks. */
+    void *arr = h;
+    if (n == 0 && vlen > 0) {
+        arr = net_uptr(c, addr, sizeof(*h), PROT_READ);
+        n = 1;
+    }
+    return recv ? syscall(SYS_recvmmsg, fd, arr, (unsigned)n, flags, ts)
+                : syscall(SYS_sendmmsg, fd, arr, (unsigned)n, flags);
+}
+
+static uint64_t mmsg_iov_count(const void *entry)
+{
+    return iov_count(&((const struct guest_mmsghdr *)entry)->hdr);
+}
+
 /* sendmmsg and recvmmsg: the guest's entries become one host array and one
  * host call, so the host keeps its own semantics (MSG_WAITFORONE, the
  * timeout checked between datagrams, an error after the first datagram
@@ -162,25 +206,10 @@ static int64_t mmsg(struct cpu *c, const uint64_t a[6], int recv)
     if (recv && a[4])
         tsp = copy_from_guest(c, &ts, a[4], sizeof(ts)) == 0 ? &ts : HOST_FAULT_ADDR;
 
-    struct guest_mmsghdr *g = calloc(vlen ? vlen : 1, sizeof(*g));
+    uint64_t n, niov;
+    struct guest_mmsghdr *g = net_mmsg_take(c, a[1], vlen, sizeof(*g), mmsg_iov_count, &n, &niov);
     if (!g)
         return -ENOMEM;
-    uint64_t n = 0, niov = 0;
-    for (; n < vlen; n++) {
-        uint64_t at = a[1] + n * sizeof(*g);
-        const void *p = guest_buf(c, at, sizeof(*g), PROT_WRITE);
-        /* An entry the kernel can read but not update is still sent or
-         * received; the batch ends with it, its write-back fails below. */
-        const void *ro = p ? NULL : guest_buf(c, at, sizeof(*g), PROT_READ);
-        if (!p && !ro)
-            break;
-        memcpy(&g[n], p ? p : ro, sizeof(*g));
-        niov += iov_count(&g[n].hdr);
-        if (ro) {
-            n++;
-            break;
-        }
-    }
     struct mmsghdr *h = calloc(n ? n : 1, sizeof(*h));
     struct sockaddr_storage *names = calloc(n ? n : 1, sizeof(*names));
     struct iovec *iov = calloc(niov ? niov : 1, sizeof(*iov));
@@ -199,16 +228,7 @@ static int64_t mmsg(struct cpu *c, const uint64_t a[6], int recv)
         off += iov_count(&g[i].hdr);
     }
 
-    /* No readable entry at all: one the host fails to read gives the
-     * kernel's EFAULT after its fd and pending-error checks. */
-    void *arr = h;
-    uint64_t cnt = n;
-    if (n == 0 && vlen > 0) {
-        arr = net_uptr(c, a[1], sizeof(*g), PROT_READ);
-        cnt = 1;
-    }
-    r = recv ? syscall(SYS_recvmmsg, fd, arr, (unsigned)cnt, flags, tsp)
-             : syscall(SYS_sendmmsg, fd, arr, (unsigned)cnt, flags);
+    r = net_mmsg_host(c, recv, fd, a[1], vlen, h, n, flags, tsp);
     if (r < 0) {
         r = -errno;
         goto out;
