@@ -53,9 +53,10 @@ struct shmid_ds32 {
     uint32_t unused2, unused3;
 };
 
+/* In the IPC_64 structures a time is two 32-bit halves, low then high. */
 struct shmid64_ds32 {
     struct ipc64_perm32 perm;
-    uint32_t segsz, atime, atime_high, dtime, dtime_high, ctime, ctime_high;
+    uint32_t segsz, atime[2], dtime[2], ctime[2];
     int32_t cpid, lpid;
     uint32_t nattch, unused4, unused5;
 };
@@ -69,7 +70,7 @@ struct semid_ds32 {
 
 struct semid64_ds32 {
     struct ipc64_perm32 perm;
-    uint32_t otime, otime_high, ctime, ctime_high, nsems, unused3, unused4;
+    uint32_t otime[2], ctime[2], nsems, unused3, unused4;
 };
 
 struct msqid_ds32 {
@@ -82,7 +83,7 @@ struct msqid_ds32 {
 
 struct msqid64_ds32 {
     struct ipc64_perm32 perm;
-    uint32_t stime, stime_high, rtime, rtime_high, ctime, ctime_high, cbytes, qnum, qbytes;
+    uint32_t stime[2], rtime[2], ctime[2], cbytes, qnum, qbytes;
     int32_t lspid, lrpid;
     uint32_t unused4, unused5;
 };
@@ -124,48 +125,127 @@ static uint16_t low_id(uint32_t id)
     return id & ~0xffffu ? OVERFLOW_ID : (uint16_t)id;
 }
 
-static void perm_out_old(struct ipc_perm32 *to, const struct ipc_perm *from)
+/* One field of an IPC structure in its three layouts: offset and width in
+ * the host's structure, in the old i386 one and in the IPC_64 one (width 0:
+ * not there).  A guest field is never wider than the host's, so a value
+ * converts by its low bytes, as the kernel's assignments truncate (an
+ * IPC_64 time, 8 bytes, is its low half then its high half).  id16: an old
+ * uid or gid, through high2lowuid(); set: what IPC_SET takes. */
+struct ipc_field {
+    uint8_t host_off, host_len, old_off, old_len, new_off, new_len;
+    bool id16, set;
+};
+
+#define AT(type, field) offsetof(struct type, field), sizeof(((struct type *)0)->field)
+#define ABSENT 0, 0
+
+/* The perm that begins every *_ds structure, in all three layouts. */
+static const struct ipc_field perm_fields[] = {
+    { AT(ipc_perm, __key), AT(ipc_perm32, key), AT(ipc64_perm32, key), false, false },
+    { AT(ipc_perm, uid), AT(ipc_perm32, uid), AT(ipc64_perm32, uid), true, true },
+    { AT(ipc_perm, gid), AT(ipc_perm32, gid), AT(ipc64_perm32, gid), true, true },
+    { AT(ipc_perm, cuid), AT(ipc_perm32, cuid), AT(ipc64_perm32, cuid), true, false },
+    { AT(ipc_perm, cgid), AT(ipc_perm32, cgid), AT(ipc64_perm32, cgid), true, false },
+    { AT(ipc_perm, mode), AT(ipc_perm32, mode), AT(ipc64_perm32, mode), false, true },
+    { AT(ipc_perm, __seq), AT(ipc_perm32, seq), AT(ipc64_perm32, seq), false, false },
+};
+
+static const struct ipc_field shm_fields[] = {
+    { AT(shmid_ds, shm_segsz), AT(shmid_ds32, segsz), AT(shmid64_ds32, segsz), false, false },
+    { AT(shmid_ds, shm_atime), AT(shmid_ds32, atime), AT(shmid64_ds32, atime), false, false },
+    { AT(shmid_ds, shm_dtime), AT(shmid_ds32, dtime), AT(shmid64_ds32, dtime), false, false },
+    { AT(shmid_ds, shm_ctime), AT(shmid_ds32, ctime), AT(shmid64_ds32, ctime), false, false },
+    { AT(shmid_ds, shm_cpid), AT(shmid_ds32, cpid), AT(shmid64_ds32, cpid), false, false },
+    { AT(shmid_ds, shm_lpid), AT(shmid_ds32, lpid), AT(shmid64_ds32, lpid), false, false },
+    { AT(shmid_ds, shm_nattch), AT(shmid_ds32, nattch), AT(shmid64_ds32, nattch), false, false },
+};
+
+static const struct ipc_field sem_fields[] = {
+    { AT(semid_ds, sem_otime), AT(semid_ds32, otime), AT(semid64_ds32, otime), false, false },
+    { AT(semid_ds, sem_ctime), AT(semid_ds32, ctime), AT(semid64_ds32, ctime), false, false },
+    { AT(semid_ds, sem_nsems), AT(semid_ds32, nsems), AT(semid64_ds32, nsems), false, false },
+};
+
+#define MSG_QBYTES                                                                        \
+    { AT(msqid_ds, msg_qbytes), AT(msqid_ds32, qbytes), AT(msqid64_ds32, qbytes), false, true }
+static const struct ipc_field msg_fields[] = {
+    { AT(msqid_ds, msg_stime), AT(msqid_ds32, stime), AT(msqid64_ds32, stime), false, false },
+    { AT(msqid_ds, msg_rtime), AT(msqid_ds32, rtime), AT(msqid64_ds32, rtime), false, false },
+    { AT(msqid_ds, msg_ctime), AT(msqid_ds32, ctime), AT(msqid64_ds32, ctime), false, false },
+    { AT(msqid_ds, __msg_cbytes), AT(msqid_ds32, cbytes), AT(msqid64_ds32, cbytes), false,
+      false },
+    { AT(msqid_ds, msg_qnum), AT(msqid_ds32, qnum), AT(msqid64_ds32, qnum), false, false },
+    MSG_QBYTES,
+    { AT(msqid_ds, msg_lspid), AT(msqid_ds32, lspid), AT(msqid64_ds32, lspid), false, false },
+    { AT(msqid_ds, msg_lrpid), AT(msqid_ds32, lrpid), AT(msqid64_ds32, lrpid), false, false },
+};
+
+/* A host *_ds structure and the guest's two versions of it: fields, and
+ * how much of each version the kernel copies out (the old semid_ds and
+ * msqid_ds without their tail padding). */
+struct ipc_ds {
+    const struct ipc_field *f;
+    size_t n;
+    size_t old_size, new_size;
+};
+
+#define FIELDS(t) t, sizeof(t) / sizeof(t[0])
+static const struct ipc_ds shm_ds = { FIELDS(shm_fields), sizeof(struct shmid_ds32),
+                                      sizeof(struct shmid64_ds32) };
+static const struct ipc_ds sem_ds = { FIELDS(sem_fields), offsetof(struct semid_ds32, pad),
+                                      sizeof(struct semid64_ds32) };
+static const struct ipc_ds msg_ds = { FIELDS(msg_fields), offsetof(struct msqid_ds32, pad),
+                                      sizeof(struct msqid64_ds32) };
+
+static void fields_out(const struct ipc_field *f, size_t n, bool v64, const void *host,
+                       uint8_t *guest)
 {
-    to->key = from->__key;
-    to->uid = low_id(from->uid);
-    to->gid = low_id(from->gid);
-    to->cuid = low_id(from->cuid);
-    to->cgid = low_id(from->cgid);
-    to->mode = (uint16_t)from->mode;
-    to->seq = from->__seq;
+    for (; n--; f++) {
+        unsigned off = v64 ? f->new_off : f->old_off, len = v64 ? f->new_len : f->old_len;
+        uint64_t v = 0;
+        memcpy(&v, (const uint8_t *)host + f->host_off, f->host_len);
+        if (f->id16 && !v64)
+            v = low_id((uint32_t)v);
+        memcpy(guest + off, &v, len);
+    }
 }
 
-static void perm_out_64(struct ipc64_perm32 *to, const struct ipc_perm *from)
+/* The *_STAT commands: the host's structure ds (result r) to the guest's
+ * buffer at addr in the version asked for.  r or -EFAULT. */
+static int64_t ds_out(struct cpu *c, uint64_t addr, const struct ipc_ds *l, const void *ds,
+                      int version, int64_t r)
 {
-    to->key = from->__key;
-    to->uid = from->uid;
-    to->gid = from->gid;
-    to->cuid = from->cuid;
-    to->cgid = from->cgid;
-    to->mode = (uint16_t)from->mode;
-    to->seq = from->__seq;
+    uint8_t v[sizeof(struct msqid64_ds32)];
+    bool v64 = version == IPC_64_;
+    memset(v, 0, sizeof(v));
+    fields_out(perm_fields, sizeof(perm_fields) / sizeof(perm_fields[0]), v64, ds, v);
+    fields_out(l->f, l->n, v64, ds, v);
+    return copy_to_guest(c, addr, v, v64 ? l->new_size : l->old_size) ? -EFAULT : r;
+}
+
+static void fields_in(const struct ipc_field *f, size_t n, bool v64, const uint8_t *guest,
+                      void *host)
+{
+    for (; n--; f++) {
+        if (!f->set)
+            continue;
+        uint64_t v = 0;
+        memcpy(&v, guest + (v64 ? f->new_off : f->old_off), v64 ? f->new_len : f->old_len);
+        memcpy((uint8_t *)host + f->host_off, &v, f->host_len);
+    }
 }
 
 /* IPC_SET takes uid, gid and mode from the guest's structure (the whole
- * perm is read, as get_compat_ipc(64)_perm() does).  0 or -EFAULT. */
-static int perm_in(struct cpu *c, uint64_t addr, int version, struct ipc_perm *to)
+ * perm is read, as get_compat_ipc(64)_perm() does) into the zeroed host
+ * structure ds.  0 or -EFAULT. */
+static int perm_in(struct cpu *c, uint64_t addr, int version, void *ds)
 {
-    memset(to, 0, sizeof(*to));
-    if (version == IPC_64_) {
-        struct ipc64_perm32 p;
-        if (copy_from_guest(c, &p, addr, sizeof(p)) != 0)
-            return -EFAULT;
-        to->uid = p.uid;
-        to->gid = p.gid;
-        to->mode = p.mode;
-    } else {
-        struct ipc_perm32 p;
-        if (copy_from_guest(c, &p, addr, sizeof(p)) != 0)
-            return -EFAULT;
-        to->uid = p.uid;
-        to->gid = p.gid;
-        to->mode = p.mode;
-    }
+    uint8_t p[sizeof(struct ipc64_perm32)];
+    bool v64 = version == IPC_64_;
+    if (copy_from_guest(c, p, addr, v64 ? sizeof(struct ipc64_perm32)
+                                        : sizeof(struct ipc_perm32)) != 0)
+        return -EFAULT;
+    fields_in(perm_fields, sizeof(perm_fields) / sizeof(perm_fields[0]), v64, p, ds);
     return 0;
 }
 
@@ -183,14 +263,11 @@ static int64_t shmctl32(struct cpu *c, int id, int cmd, uint64_t buf, int versio
         if (r < 0)
             return r;
         uint64_t max = si.shmmax > INT32_MAX ? INT32_MAX : si.shmmax;
-        if (version == IPC_64_) {
-            struct shminfo64_32 v = { (uint32_t)max, (uint32_t)si.shmmin, (uint32_t)si.shmmni,
-                                      (uint32_t)si.shmseg, (uint32_t)si.shmall, { 0 } };
-            return copy_to_guest(c, buf, &v, sizeof(v)) ? -EFAULT : r;
-        }
-        struct shminfo32 v = { (int32_t)max, (int32_t)si.shmmin, (int32_t)si.shmmni,
-                               (int32_t)si.shmseg, (int32_t)si.shmall };
-        return copy_to_guest(c, buf, &v, sizeof(v)) ? -EFAULT : r;
+        /* The old shminfo is the IPC_64 one without its unused tail. */
+        struct shminfo64_32 v = { (uint32_t)max, (uint32_t)si.shmmin, (uint32_t)si.shmmni,
+                                  (uint32_t)si.shmseg, (uint32_t)si.shmall, { 0 } };
+        size_t n = version == IPC_64_ ? sizeof(v) : sizeof(struct shminfo32);
+        return copy_to_guest(c, buf, &v, n) ? -EFAULT : r;
     }
     case SHM_INFO: {
         struct shm_info si;
@@ -209,38 +286,12 @@ static int64_t shmctl32(struct cpu *c, int id, int cmd, uint64_t buf, int versio
         int64_t r = host_ret(syscall(SYS_shmctl, id, cmd, &ds));
         if (r < 0)
             return r;
-        if (version == IPC_64_) {
-            struct shmid64_ds32 v;
-            memset(&v, 0, sizeof(v));
-            perm_out_64(&v.perm, &ds.shm_perm);
-            v.segsz = (uint32_t)ds.shm_segsz;
-            v.atime = (uint32_t)ds.shm_atime;
-            v.atime_high = (uint32_t)((uint64_t)ds.shm_atime >> 32);
-            v.dtime = (uint32_t)ds.shm_dtime;
-            v.dtime_high = (uint32_t)((uint64_t)ds.shm_dtime >> 32);
-            v.ctime = (uint32_t)ds.shm_ctime;
-            v.ctime_high = (uint32_t)((uint64_t)ds.shm_ctime >> 32);
-            v.cpid = ds.shm_cpid;
-            v.lpid = ds.shm_lpid;
-            v.nattch = (uint32_t)ds.shm_nattch;
-            return copy_to_guest(c, buf, &v, sizeof(v)) ? -EFAULT : r;
-        }
-        struct shmid_ds32 v;
-        memset(&v, 0, sizeof(v));
-        perm_out_old(&v.perm, &ds.shm_perm);
-        v.segsz = (int32_t)ds.shm_segsz;
-        v.atime = (int32_t)ds.shm_atime;
-        v.dtime = (int32_t)ds.shm_dtime;
-        v.ctime = (int32_t)ds.shm_ctime;
-        v.cpid = (uint16_t)ds.shm_cpid;
-        v.lpid = (uint16_t)ds.shm_lpid;
-        v.nattch = (uint16_t)ds.shm_nattch;
-        return copy_to_guest(c, buf, &v, sizeof(v)) ? -EFAULT : r;
+        return ds_out(c, buf, &shm_ds, &ds, version, r);
     }
     case IPC_SET: {
         struct shmid_ds ds;
         memset(&ds, 0, sizeof(ds));
-        if (perm_in(c, buf, version, &ds.shm_perm) != 0)
+        if (perm_in(c, buf, version, &ds) != 0)
             return -EFAULT;
         return host_ret(syscall(SYS_shmctl, id, cmd, &ds));
     }
@@ -280,30 +331,12 @@ static int64_t semctl32(struct cpu *c, int id, int num, int cmd, uint32_t arg, i
         int64_t r = host_ret(syscall(SYS_semctl, id, num, hcmd, &ds));
         if (r < 0)
             return r;
-        if (version == IPC_64_) {
-            struct semid64_ds32 v;
-            memset(&v, 0, sizeof(v));
-            perm_out_64(&v.perm, &ds.sem_perm);
-            v.otime = (uint32_t)ds.sem_otime;
-            v.otime_high = (uint32_t)((uint64_t)ds.sem_otime >> 32);
-            v.ctime = (uint32_t)ds.sem_ctime;
-            v.ctime_high = (uint32_t)((uint64_t)ds.sem_ctime >> 32);
-            v.nsems = (uint32_t)ds.sem_nsems;
-            return copy_to_guest(c, arg, &v, sizeof(v)) ? -EFAULT : r;
-        }
-        struct semid_ds32 v;
-        memset(&v, 0, sizeof(v));
-        perm_out_old(&v.perm, &ds.sem_perm);
-        v.otime = (int32_t)ds.sem_otime;
-        v.ctime = (int32_t)ds.sem_ctime;
-        v.nsems = (uint16_t)ds.sem_nsems;
-        /* The kernel copies the structure without its tail padding. */
-        return copy_to_guest(c, arg, &v, offsetof(struct semid_ds32, pad)) ? -EFAULT : r;
+        return ds_out(c, arg, &sem_ds, &ds, version, r);
     }
     case IPC_SET: {
         struct semid_ds ds;
         memset(&ds, 0, sizeof(ds));
-        if (perm_in(c, arg, version, &ds.sem_perm) != 0)
+        if (perm_in(c, arg, version, &ds) != 0)
             return -EFAULT;
         return host_ret(syscall(SYS_semctl, id, num, cmd, &ds));
     }
@@ -376,52 +409,21 @@ static int64_t msgctl32(struct cpu *c, int id, int cmd, uint64_t buf, int versio
         int64_t r = host_ret(syscall(SYS_msgctl, id, hcmd, &ds));
         if (r < 0)
             return r;
-        if (version == IPC_64_) {
-            struct msqid64_ds32 v;
-            memset(&v, 0, sizeof(v));
-            perm_out_64(&v.perm, &ds.msg_perm);
-            v.stime = (uint32_t)ds.msg_stime;
-            v.stime_high = (uint32_t)((uint64_t)ds.msg_stime >> 32);
-            v.rtime = (uint32_t)ds.msg_rtime;
-            v.rtime_high = (uint32_t)((uint64_t)ds.msg_rtime >> 32);
-            v.ctime = (uint32_t)ds.msg_ctime;
-            v.ctime_high = (uint32_t)((uint64_t)ds.msg_ctime >> 32);
-            v.cbytes = (uint32_t)ds.__msg_cbytes;
-            v.qnum = (uint32_t)ds.msg_qnum;
-            v.qbytes = (uint32_t)ds.msg_qbytes;
-            v.lspid = ds.msg_lspid;
-            v.lrpid = ds.msg_lrpid;
-            return copy_to_guest(c, buf, &v, sizeof(v)) ? -EFAULT : r;
-        }
-        struct msqid_ds32 v;
-        memset(&v, 0, sizeof(v));
-        perm_out_old(&v.perm, &ds.msg_perm);
-        v.stime = (int32_t)ds.msg_stime;
-        v.rtime = (int32_t)ds.msg_rtime;
-        v.ctime = (int32_t)ds.msg_ctime;
-        v.cbytes = (uint16_t)ds.__msg_cbytes;
-        v.qnum = (uint16_t)ds.msg_qnum;
-        v.qbytes = (uint16_t)ds.msg_qbytes;
-        v.lspid = (uint16_t)ds.msg_lspid;
-        v.lrpid = (uint16_t)ds.msg_lrpid;
-        return copy_to_guest(c, buf, &v, offsetof(struct msqid_ds32, pad)) ? -EFAULT : r;
+        return ds_out(c, buf, &msg_ds, &ds, version, r);
     }
     case IPC_SET: {
         struct msqid_ds ds;
         memset(&ds, 0, sizeof(ds));
-        if (perm_in(c, buf, version, &ds.msg_perm) != 0)
+        if (perm_in(c, buf, version, &ds) != 0)
             return -EFAULT;
-        if (version == IPC_64_) {
-            uint32_t q;
-            if (copy_from_guest(c, &q, buf + offsetof(struct msqid64_ds32, qbytes), 4) != 0)
-                return -EFAULT;
-            ds.msg_qbytes = q;
-        } else {
-            uint16_t q;
-            if (copy_from_guest(c, &q, buf + offsetof(struct msqid_ds32, qbytes), 2) != 0)
-                return -EFAULT;
-            ds.msg_qbytes = q;
-        }
+        /* and msg_qbytes, read on its own (compat's get_user()) */
+        static const struct ipc_field qbytes[] = { MSG_QBYTES };
+        uint8_t v[sizeof(struct msqid64_ds32)];
+        unsigned off = version == IPC_64_ ? qbytes->new_off : qbytes->old_off;
+        if (copy_from_guest(c, v + off, buf + off,
+                            version == IPC_64_ ? qbytes->new_len : qbytes->old_len) != 0)
+            return -EFAULT;
+        fields_in(qbytes, 1, version == IPC_64_, v, &ds);
         return host_ret(syscall(SYS_msgctl, id, cmd, &ds));
     }
     case IPC_RMID:
@@ -576,20 +578,28 @@ int64_t sys_ipc_ia32(struct cpu *c, const uint64_t a[6])
 
 /* ------------------------------------------------------------ POSIX queues */
 
+/* The guest's 32-bit mq_attr at addr as the host's.  0 or -EFAULT. */
+static int mq_attr_in(struct cpu *c, uint64_t addr, struct mq_attr *to)
+{
+    struct mq_attr32 v;
+    if (copy_from_guest(c, &v, addr, sizeof(v)) != 0)
+        return -EFAULT;
+    memset(to, 0, sizeof(*to));
+    to->mq_flags = v.flags;
+    to->mq_maxmsg = v.maxmsg;
+    to->mq_msgsize = v.msgsize;
+    to->mq_curmsgs = v.curmsgs;
+    return 0;
+}
+
 /* mq_open (277): the attributes are read only with O_CREAT. */
 int64_t sys_mq_open_ia32(struct cpu *c, const uint64_t a[6])
 {
     int oflag = (int)a[1];
     struct mq_attr attr, *p = NULL;
     if (a[3] && (oflag & O_CREAT)) {
-        struct mq_attr32 v;
-        if (copy_from_guest(c, &v, a[3], sizeof(v)) != 0)
+        if (mq_attr_in(c, a[3], &attr) != 0)
             return -EFAULT;
-        memset(&attr, 0, sizeof(attr));
-        attr.mq_flags = v.flags;
-        attr.mq_maxmsg = v.maxmsg;
-        attr.mq_msgsize = v.msgsize;
-        attr.mq_curmsgs = v.curmsgs;
         p = &attr;
     }
     return host_ret(syscall(SYS_mq_open, guest_ptr(c, a[0], 1, PROT_READ), oflag,
@@ -600,14 +610,8 @@ int64_t sys_mq_getsetattr_ia32(struct cpu *c, const uint64_t a[6])
 {
     struct mq_attr nw, old, *pn = NULL;
     if (a[1]) {
-        struct mq_attr32 v;
-        if (copy_from_guest(c, &v, a[1], sizeof(v)) != 0)
+        if (mq_attr_in(c, a[1], &nw) != 0)
             return -EFAULT;
-        memset(&nw, 0, sizeof(nw));
-        nw.mq_flags = v.flags;
-        nw.mq_maxmsg = v.maxmsg;
-        nw.mq_msgsize = v.msgsize;
-        nw.mq_curmsgs = v.curmsgs;
         pn = &nw;
     }
     int64_t r = host_ret(syscall(SYS_mq_getsetattr, (int)a[0], pn, a[2] ? &old : NULL));
