@@ -168,59 +168,30 @@ static int64_t put_stat64(struct cpu *c, int64_t r, const struct stat *st, uint6
 
 #define FD_STAT UINT64_MAX
 
-int64_t sys_oldstat_ia32(struct cpu *c, const uint64_t a[6])
-{
-    struct stat st;
-    return put_old_stat(c, host_stat(c, AT_FDCWD, a[0], 0, &st), &st, a[1]);
-}
+/* stat, lstat and fstat in each of the three i386 layouts, the only
+ * difference being the filler: STAT_CALLS(pre, post, put) defines
+ * sys_<pre>stat<post>_ia32, sys_<pre>lstat<post>_ia32 and
+ * sys_<pre>fstat<post>_ia32 (path or fd in a[0], the buffer in a[1]). */
+#define STAT_CALLS(pre, post, put)                                                         \
+    int64_t sys_##pre##stat##post##_ia32(struct cpu *c, const uint64_t a[6])               \
+    {                                                                                      \
+        struct stat st;                                                                    \
+        return put(c, host_stat(c, AT_FDCWD, a[0], 0, &st), &st, a[1]);                    \
+    }                                                                                      \
+    int64_t sys_##pre##lstat##post##_ia32(struct cpu *c, const uint64_t a[6])              \
+    {                                                                                      \
+        struct stat st;                                                                    \
+        return put(c, host_stat(c, AT_FDCWD, a[0], AT_SYMLINK_NOFOLLOW, &st), &st, a[1]);  \
+    }                                                                                      \
+    int64_t sys_##pre##fstat##post##_ia32(struct cpu *c, const uint64_t a[6])              \
+    {                                                                                      \
+        struct stat st;                                                                    \
+        return put(c, host_stat(c, (int)a[0], FD_STAT, 0, &st), &st, a[1]);                \
+    }
 
-int64_t sys_oldlstat_ia32(struct cpu *c, const uint64_t a[6])
-{
-    struct stat st;
-    return put_old_stat(c, host_stat(c, AT_FDCWD, a[0], AT_SYMLINK_NOFOLLOW, &st), &st, a[1]);
-}
-
-int64_t sys_oldfstat_ia32(struct cpu *c, const uint64_t a[6])
-{
-    struct stat st;
-    return put_old_stat(c, host_stat(c, (int)a[0], FD_STAT, 0, &st), &st, a[1]);
-}
-
-int64_t sys_stat_ia32(struct cpu *c, const uint64_t a[6])
-{
-    struct stat st;
-    return put_stat(c, host_stat(c, AT_FDCWD, a[0], 0, &st), &st, a[1]);
-}
-
-int64_t sys_lstat_ia32(struct cpu *c, const uint64_t a[6])
-{
-    struct stat st;
-    return put_stat(c, host_stat(c, AT_FDCWD, a[0], AT_SYMLINK_NOFOLLOW, &st), &st, a[1]);
-}
-
-int64_t sys_fstat_ia32(struct cpu *c, const uint64_t a[6])
-{
-    struct stat st;
-    return put_stat(c, host_stat(c, (int)a[0], FD_STAT, 0, &st), &st, a[1]);
-}
-
-int64_t sys_stat64_ia32(struct cpu *c, const uint64_t a[6])
-{
-    struct stat st;
-    return put_stat64(c, host_stat(c, AT_FDCWD, a[0], 0, &st), &st, a[1]);
-}
-
-int64_t sys_lstat64_ia32(struct cpu *c, const uint64_t a[6])
-{
-    struct stat st;
-    return put_stat64(c, host_stat(c, AT_FDCWD, a[0], AT_SYMLINK_NOFOLLOW, &st), &st, a[1]);
-}
-
-int64_t sys_fstat64_ia32(struct cpu *c, const uint64_t a[6])
-{
-    struct stat st;
-    return put_stat64(c, host_stat(c, (int)a[0], FD_STAT, 0, &st), &st, a[1]);
-}
+STAT_CALLS(old, , put_old_stat) /* 18, 84, 28: struct __old_kernel_stat */
+STAT_CALLS(, , put_stat)        /* 106, 107, 108: struct stat */
+STAT_CALLS(, 64, put_stat64)    /* 195, 196, 197: struct stat64 */
 
 /* fstatat64(dirfd, path, buf, flags): the host judges the flags. */
 int64_t sys_fstatat64_ia32(struct cpu *c, const uint64_t a[6])
