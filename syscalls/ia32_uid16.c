@@ -55,31 +55,22 @@ static uint16_t high2low(uint32_t id, bool group)
     return v;
 }
 
-int64_t sys_getuid16_ia32(struct cpu *c, const uint64_t a[6])
-{
-    (void)c, (void)a;
-    return high2low((uint32_t)getuid(), false);
-}
+/* The calls of one shape are each one line below; each macro names the
+ * handler it defines: sys_<call>16_ia32. */
 
-int64_t sys_geteuid16_ia32(struct cpu *c, const uint64_t a[6])
-{
-    (void)c, (void)a;
-    return high2low((uint32_t)geteuid(), false);
-}
+/* getuid16, geteuid16, getgid16, getegid16: the host's id as 16 bits. */
+#define GET_ID16(call, group)                                                              \
+    int64_t sys_##call##16_ia32(struct cpu *c, const uint64_t a[6])                        \
+    {                                                                                      \
+        (void)c, (void)a;                                                                  \
+        return high2low((uint32_t)call(), group);                                          \
+    }
+GET_ID16(getuid, false)
+GET_ID16(geteuid, false)
+GET_ID16(getgid, true)
+GET_ID16(getegid, true)
 
-int64_t sys_getgid16_ia32(struct cpu *c, const uint64_t a[6])
-{
-    (void)c, (void)a;
-    return high2low((uint32_t)getgid(), true);
-}
-
-int64_t sys_getegid16_ia32(struct cpu *c, const uint64_t a[6])
-{
-    (void)c, (void)a;
-    return high2low((uint32_t)getegid(), true);
-}
-
-/* The set calls: the host's, with the ids widened. */
+/* The set calls: the host's, with the n ids widened. */
 static int64_t set_ids(long nr, const uint64_t a[6], int n)
 {
     uint64_t id[3] = { 0, 0, 0 };
@@ -88,55 +79,29 @@ static int64_t set_ids(long nr, const uint64_t a[6], int n)
     return host_ret(syscall(nr, (uint32_t)id[0], (uint32_t)id[1], (uint32_t)id[2]));
 }
 
-int64_t sys_setuid16_ia32(struct cpu *c, const uint64_t a[6])
-{
-    (void)c;
-    return set_ids(SYS_setuid, a, 1);
-}
+#define SET_IDS16(call, n)                                                                 \
+    int64_t sys_##call##16_ia32(struct cpu *c, const uint64_t a[6])                        \
+    {                                                                                      \
+        (void)c;                                                                           \
+        return set_ids(SYS_##call, a, n);                                                  \
+    }
+SET_IDS16(setuid, 1)
+SET_IDS16(setgid, 1)
+SET_IDS16(setreuid, 2)
+SET_IDS16(setregid, 2)
+SET_IDS16(setresuid, 3)
+SET_IDS16(setresgid, 3)
 
-int64_t sys_setgid16_ia32(struct cpu *c, const uint64_t a[6])
-{
-    (void)c;
-    return set_ids(SYS_setgid, a, 1);
-}
-
-int64_t sys_setreuid16_ia32(struct cpu *c, const uint64_t a[6])
-{
-    (void)c;
-    return set_ids(SYS_setreuid, a, 2);
-}
-
-int64_t sys_setregid16_ia32(struct cpu *c, const uint64_t a[6])
-{
-    (void)c;
-    return set_ids(SYS_setregid, a, 2);
-}
-
-int64_t sys_setresuid16_ia32(struct cpu *c, const uint64_t a[6])
-{
-    (void)c;
-    return set_ids(SYS_setresuid, a, 3);
-}
-
-int64_t sys_setresgid16_ia32(struct cpu *c, const uint64_t a[6])
-{
-    (void)c;
-    return set_ids(SYS_setresgid, a, 3);
-}
-
-/* setfsuid/setfsgid return the previous id unconverted, as the kernel's
- * 16-bit entries do. */
-int64_t sys_setfsuid16_ia32(struct cpu *c, const uint64_t a[6])
-{
-    (void)c;
-    return syscall(SYS_setfsuid, (uint32_t)low2high(a[0]));
-}
-
-int64_t sys_setfsgid16_ia32(struct cpu *c, const uint64_t a[6])
-{
-    (void)c;
-    return syscall(SYS_setfsgid, (uint32_t)low2high(a[0]));
-}
+/* setfsuid16/setfsgid16 return the previous id unconverted, as the
+ * kernel's 16-bit entries do. */
+#define SET_FSID16(call)                                                                   \
+    int64_t sys_##call##16_ia32(struct cpu *c, const uint64_t a[6])                        \
+    {                                                                                      \
+        (void)c;                                                                           \
+        return syscall(SYS_##call, (uint32_t)low2high(a[0]));                              \
+    }
+SET_FSID16(setfsuid)
+SET_FSID16(setfsgid)
 
 /* getresuid16/getresgid16: three 16-bit stores, the first failing one
  * ends the call with EFAULT (the earlier ones are done). */
@@ -214,20 +179,12 @@ int64_t sys_setgroups16_ia32(struct cpu *c, const uint64_t a[6])
 }
 
 /* chown16, lchown16, fchown16: the 32-bit calls with the ids widened. */
-int64_t sys_chown16_ia32(struct cpu *c, const uint64_t a[6])
-{
-    const uint64_t b[6] = { a[0], low2high(a[1]), low2high(a[2]) };
-    return sys_chown(c, b);
-}
-
-int64_t sys_lchown16_ia32(struct cpu *c, const uint64_t a[6])
-{
-    const uint64_t b[6] = { a[0], low2high(a[1]), low2high(a[2]) };
-    return sys_lchown(c, b);
-}
-
-int64_t sys_fchown16_ia32(struct cpu *c, const uint64_t a[6])
-{
-    const uint64_t b[6] = { a[0], low2high(a[1]), low2high(a[2]) };
-    return sys_fchown(c, b);
-}
+#define CHOWN16(call)                                                                      \
+    int64_t sys_##call##16_ia32(struct cpu *c, const uint64_t a[6])                        \
+    {                                                                                      \
+        const uint64_t b[6] = { a[0], low2high(a[1]), low2high(a[2]) };                    \
+        return sys_##call(c, b);                                                           \
+    }
+CHOWN16(chown)
+CHOWN16(lchown)
+CHOWN16(fchown)
