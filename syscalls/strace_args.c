@@ -23,48 +23,22 @@ static bool is_written(const struct strace_call *k, int l)
     case 'B': case 'V': case 'T': case 'h': case 'Q': case 'H': case 'W': case 'U':
     case 'j': case 'L': case 'Y':
     case EXT('j'): case EXT('c'): case EXT('u'): case EXT('s'): case EXT('r'): case EXT('T'):
-    case EXT('W'):
+    case EXT('W'): case EXT('B'): case EXT('Q'): case EXT('H'): case EXT('K'): case EXT('J'):
+    case EXT('N'): case EXT('f'): case EXT('F'): case EXT('D'): case EXT('d'): case EXT('8'):
+    case EXT('U'): case EXT('Z'): case EXT('n'):
         return true;
     }
     /* The argument of fcntl and ioctl depends on the command. */
     if (k->prev == 'F')
         return k->prev_val == 5 /* F_GETLK */ || k->prev_val == 36 /* F_OFD_GETLK */ ||
-               k->prev_val == 16 /* F_GETOWN_EX */;
+               k->prev_val == 16 /* F_GETOWN_EX */ ||
+               (k->c->bits == 32 && k->prev_val == 12 /* F_GETLK64 */);
     if (k->prev == 'I')
         switch (k->prev_val) {
         case 0x541b: case 0x540f: case 0x5411: case 0x5413: case 0x80045430: case 0x5429:
             return true;
         }
     return false;
-}
-
-static void fmt_flock(struct sbuf *b, struct cpu *c, uint64_t addr, bool with_pid)
-{
-    static const struct strace_flag types[] = {
-        { 0, "F_RDLCK" }, { 1, "F_WRLCK" }, { 2, "F_UNLCK" }, { 0, NULL },
-    };
-    /* x86_64 struct flock: short type, short whence, off_t start, len, pid_t pid */
-    uint8_t raw[32];
-    if (c->bits != 64 || !addr || guest_read_some(c, addr, raw, sizeof(raw)) != sizeof(raw)) {
-        fmt_ptr(b, addr);
-        return;
-    }
-    int16_t type, whence;
-    int64_t start, len;
-    int32_t pid;
-    memcpy(&type, raw, 2);
-    memcpy(&whence, raw + 2, 2);
-    memcpy(&start, raw + 8, 8);
-    memcpy(&len, raw + 16, 8);
-    memcpy(&pid, raw + 24, 4);
-    sb_puts(b, "{l_type=");
-    fmt_enum(b, types, (uint64_t)(uint16_t)type, "%llu");
-    sb_puts(b, ", l_whence=");
-    fmt_enum(b, strace_whence, (uint64_t)(uint16_t)whence, "%llu");
-    sb_printf(b, ", l_start=%lld, l_len=%lld", (long long)start, (long long)len);
-    if (with_pid)
-        sb_printf(b, ", l_pid=%d", pid);
-    sb_putc(b, '}');
 }
 
 /* fcntl's third argument as its command wants it; false: not shown. */
@@ -84,8 +58,16 @@ static bool fmt_fcntl_arg(struct strace_call *k, uint64_t cmd, uint64_t v)
     case 4: /* F_SETFL */
         fmt_open_flags(b, v);
         return true;
-    case 5: case 6: case 7: case 36: case 37: case 38:
-        fmt_flock(b, k->c, v, cmd == 5 || cmd == 36);
+    case 5: case 6: case 7: /* i386: struct flock, fcntl64 too */
+        fmt_flock(b, k->c, v, k->c->bits == 32 ? FLOCK_32 : FLOCK_64, cmd == 5);
+        return true;
+    case 36: case 37: case 38: /* the OFD locks: i386's flock64 */
+        fmt_flock(b, k->c, v, k->c->bits == 32 ? FLOCK64_32 : FLOCK_64, cmd == 36);
+        return true;
+    case 12: case 13: case 14: /* i386's F_GETLK64, F_SETLK64, F_SETLKW64 */
+        if (k->c->bits != 32)
+            break;
+        fmt_flock(b, k->c, v, FLOCK64_32, cmd == 12);
         return true;
     case 0: case 1030: case 8: case 10: case 1024: case 1026: case 1031: case 1033:
         sb_printf(b, "%d", (int)v);
@@ -148,7 +130,12 @@ static void fmt_futex_rest(struct strace_call *k, uint64_t op)
         sb_puts(b, ", ");
         switch (*l) {
         case 'v': sb_printf(b, "%u", (unsigned)a[2]); break;
-        case 't': fmt_timespec(b, k->c, a[3]); break;
+        case 't':
+            if (k->time32)
+                fmt_timespec32(b, k->c, a[3]);
+            else
+                fmt_timespec(b, k->c, a[3]);
+            break;
         case 'n': sb_printf(b, "%u", (unsigned)a[3]); break;
         case 'p': fmt_ptr(b, a[4]); break;
         case 'x': sb_printf(b, "%u", (unsigned)a[5]); break;
@@ -182,6 +169,16 @@ static void fmt_futex_rest(struct strace_call *k, uint64_t op)
     }
 }
 
+/* futex's op and what the op uses of the arguments after it. */
+static bool fmt_arg_futex(struct strace_call *k, uint64_t op)
+{
+    fmt_futex_op(&k->sb, op);
+    fmt_futex_rest(k, op);
+    k->pos = (int)strlen(k->spec); /* the op decides the rest */
+    k->arg = 6;
+    return true;
+}
+
 /* Values of the '_' tokens' small enumerations. */
 static const struct strace_flag idtypes[] = {
     { 0, "P_ALL" }, { 1, "P_PID" }, { 2, "P_PGID" }, { 3, "P_PIDFD" }, { 0, NULL },
@@ -198,6 +195,13 @@ static const struct strace_flag grnd_flags[] = {
 };
 static const struct strace_flag epoll_ops[] = {
     { 1, "EPOLL_CTL_ADD" }, { 2, "EPOLL_CTL_DEL" }, { 3, "EPOLL_CTL_MOD" }, { 0, NULL },
+};
+/* The i386 fcntl commands x86_64 does not have. */
+static const struct strace_flag fcntl64_cmds[] = {
+    { 12, "F_GETLK64" }, { 13, "F_SETLK64" }, { 14, "F_SETLKW64" }, { 0, NULL },
+};
+static const struct strace_flag itimers[] = {
+    { 0, "ITIMER_REAL" }, { 1, "ITIMER_VIRTUAL" }, { 2, "ITIMER_PROF" }, { 0, NULL },
 };
 static const struct strace_flag ip_protos[] = {
     { 0, "IPPROTO_IP" }, { 1, "IPPROTO_ICMP" }, { 6, "IPPROTO_TCP" }, { 17, "IPPROTO_UDP" },
@@ -237,6 +241,56 @@ static bool fmt_ext_arg(struct strace_call *k, int i, int l, int64_t r)
         break;
     case 'l': fmt_enum(b, strace_sock_levels, (uint32_t)v, "%llu"); break;
     case 'o': fmt_sockopt_name(b, (int)k->prev_val, (int)v); break;
+    case 'w': fmt_enum(b, itimers, (uint32_t)v, "%llu"); break;
+    case 'I': case 'J': fmt_itimerval(b, c, v); break;
+    case 'M': fmt_msghdr(b, c, v, UINT64_MAX); break;
+    case 'm': fmt_msg_flags(b, v); break;
+    case 'N': fmt_msghdr(b, c, v, (uint64_t)r); break;
+    case 'S': /* select's fd_sets: what was ready follows the result */
+        fmt_fdset(b, c, v, k->a[0]);
+        k->suffix = SUF_SELECT;
+        break;
+    case 'f': fmt_statfs(b, c, v, false); break;
+    case 'n': fmt_sysinfo(b, c, v); break;
+    case 'D': fmt_dirents(b, c, v, r, 16); break; /* linux_dirent64 */
+    case 'd': fmt_dirents(b, c, v, r, c->bits == 32 ? 8 : 16); break; /* linux_dirent */
+    /* i386 only */
+    case 'A': case 'B': fmt_old_sigaction(b, c, v); break;
+    case 'q': case 'Q': fmt_old_sigset(b, c, v); break;
+    case 'H': fmt_stat32(b, c, v); break;
+    case 'F': fmt_statfs(b, c, v, true); break;
+    case 'k': case 'K': fmt_timespec32(b, c, v); break;
+    case 'z': case 'Z': fmt_rlimit32(b, c, v); break;
+    case 'X': /* futex with an old_timespec32 timeout */
+        k->time32 = true;
+        return fmt_arg_futex(k, v);
+    case 'L': /* _llseek's offset, high and low halves; _0 hides the low one */
+        sb_printf(b, "%lld", (long long)(((uint64_t)(uint32_t)v << 32) | (uint32_t)next));
+        break;
+    case '6': /* a 64-bit value in two arguments, low half first; _0 hides the high one */
+        sb_printf(b, "%lld", (long long)(((uint64_t)(uint32_t)next << 32) | (uint32_t)v));
+        break;
+    case '0': return false;
+    case '8': { /* a loff_t written */
+        int64_t off;
+        if (guest_read_some(c, v, &off, sizeof(off)) != sizeof(off))
+            fmt_ptr(b, v);
+        else
+            sb_printf(b, "[%lld]", (long long)off);
+        break;
+    }
+    case 'O': fmt_hex(b, (uint64_t)(uint32_t)v << 12); break; /* mmap2's page offset */
+    case 'G': /* set_thread_area: the entry it chose follows the result */
+        fmt_user_desc(b, c, v);
+        {
+            int32_t entry;
+            if (guest_read_some(c, v, &entry, 4) == 4 && entry == -1) {
+                k->suffix = SUF_TLS;
+                k->suffix_val = v;
+            }
+        }
+        break;
+    case 'U': fmt_user_desc(b, c, v); break;
     default:
         (void)r;
         fmt_hex(b, v);
@@ -318,15 +372,15 @@ static bool fmt_arg(struct strace_call *k, int i, int l, bool after, int64_t r)
     case 'w': fmt_enum(b, strace_whence, v, "%llu"); break;
     case 'S': fmt_signame(b, (int)v); break;
     case 'c': fmt_clone_flags(b, v); break;
-    case 'F': fmt_enum(b, strace_fcntl_cmds, (uint32_t)v, "%#llx"); break;
+    case 'F':
+        if (c->bits == 32 && flag_name(fcntl64_cmds, (uint32_t)v))
+            fmt_enum(b, fcntl64_cmds, (uint32_t)v, "%#llx");
+        else
+            fmt_enum(b, strace_fcntl_cmds, (uint32_t)v, "%#llx");
+        break;
     case 'I': fmt_enum(b, strace_ioctls, (uint32_t)v, "%#llx"); break;
     case 'k': fmt_enum(b, strace_clocks, (uint32_t)v, "%llu"); break;
-    case 'X':
-        fmt_futex_op(b, v);
-        fmt_futex_rest(k, v);
-        k->pos = (int)strlen(k->spec); /* the op decides the rest */
-        k->arg = 6;
-        break;
+    case 'X': return fmt_arg_futex(k, v);
     case 'R':
         if (!flag_name(strace_arch_prctl, v))
             sb_printf(b, "%#llx /* ARCH_??? */", (unsigned long long)v);
@@ -422,6 +476,13 @@ static void fmt_suffix(struct strace_call *k, int64_t r)
         fmt_open_flags(b, (uint64_t)r);
         sb_putc(b, ')');
         break;
+    case SUF_SELECT:
+        fmt_select_result(b, k->c, k->a, r);
+        break;
+    case SUF_TLS:
+        if (r == 0)
+            fmt_user_desc_entry(b, k->c, k->suffix_val);
+        break;
     case SUF_POLL:
         if (r == 0) {
             sb_puts(b, " (Timeout)");
@@ -479,6 +540,14 @@ void strace_call_start(struct strace_call *k, struct cpu *c, const char *name,
     k->prev_val = 0;
     k->suffix = SUF_NONE;
     k->suffix_val = 0;
+    k->time32 = false;
+    /* socketcall shows as the call it makes, with that call's arguments. */
+    const char *sub_name, *sub_spec;
+    if (c->bits == 32 && !strcmp(name, "socketcall") &&
+        strace_socketcall(c, a, &sub_name, &sub_spec, k->a)) {
+        name = sub_name;
+        spec = sub_spec;
+    }
     k->name = name;
     if (spec && spec[0] && spec[1] == ':') {
         k->result = spec[0];

@@ -301,10 +301,17 @@ void fmt_sock_type(struct sbuf *b, uint64_t v)
 
 void fmt_sigset_val(struct sbuf *b, uint64_t set)
 {
+    fmt_sigset_bits(b, set, 64);
+}
+
+void fmt_sigset_bits(struct sbuf *b, uint64_t set, unsigned nbits)
+{
     /* strace shows the shorter side: more than half set prints ~[the rest]. */
-    if (__builtin_popcountll(set) > 32) {
+    if (nbits < 64)
+        set &= (1ull << nbits) - 1;
+    if (__builtin_popcountll(set) > (int)nbits / 2) {
         sb_putc(b, '~');
-        set = ~set;
+        set = ~set & (nbits < 64 ? (1ull << nbits) - 1 : ~0ull);
     }
     sb_putc(b, '[');
     bool first = true;
@@ -602,6 +609,11 @@ void fmt_stat(struct sbuf *b, struct cpu *c, uint64_t addr)
     memcpy(&mode, raw + (c->bits == 32 ? 16 : 24), 4);
     memcpy(&rdev, raw + (c->bits == 32 ? 32 : 40), 8);
     memcpy(&size, raw + (c->bits == 32 ? 44 : 48), 8);
+    fmt_stat_fields(b, mode, rdev, size);
+}
+
+void fmt_stat_fields(struct sbuf *b, uint32_t mode, uint64_t rdev, int64_t size)
+{
     sb_puts(b, "{st_mode=");
     fmt_file_mode(b, mode);
     if (S_ISCHR(mode) || S_ISBLK(mode)) {
@@ -634,6 +646,12 @@ void fmt_sigaction(struct sbuf *b, struct cpu *c, uint64_t addr)
         fmt_ptr(b, addr);
         return;
     }
+    fmt_sigaction_fields(b, handler, mask, 64, flags, restorer);
+}
+
+void fmt_sigaction_fields(struct sbuf *b, uint64_t handler, uint64_t mask, unsigned mask_bits,
+                          uint64_t flags, uint64_t restorer)
+{
     sb_puts(b, "{sa_handler=");
     if (handler == 0)
         sb_puts(b, "SIG_DFL");
@@ -642,7 +660,7 @@ void fmt_sigaction(struct sbuf *b, struct cpu *c, uint64_t addr)
     else
         fmt_hex(b, handler);
     sb_puts(b, ", sa_mask=");
-    fmt_sigset_val(b, mask);
+    fmt_sigset_bits(b, mask, mask_bits);
     sb_puts(b, ", sa_flags=");
     fmt_flags(b, strace_sa_flags, flags, NULL);
     if (flags & 0x04000000) {

@@ -66,6 +66,7 @@ void fmt_mmap_flags(struct sbuf *b, uint64_t v);   /* MAP_PRIVATE|MAP_ANONYMOUS 
 void fmt_clone_flags(struct sbuf *b, uint64_t v);  /* CLONE_VM|...|SIGCHLD */
 void fmt_sock_type(struct sbuf *b, uint64_t v);    /* SOCK_STREAM|SOCK_CLOEXEC */
 void fmt_sigset_val(struct sbuf *b, uint64_t set); /* [INT TERM], ~[KILL], [] */
+void fmt_sigset_bits(struct sbuf *b, uint64_t set, unsigned nbits); /* a set of nbits signals */
 void fmt_futex_op(struct sbuf *b, uint64_t op);    /* FUTEX_WAIT_BITSET_PRIVATE|FUTEX_CLOCK_REALTIME */
 void fmt_wstatus_val(struct sbuf *b, int status);  /* {WIFEXITED(s) && WEXITSTATUS(s) == 0} */
 void fmt_rlim_val(struct sbuf *b, uint64_t v);     /* RLIM64_INFINITY, 8192*1024, 5 */
@@ -83,7 +84,12 @@ void fmt_envp(struct sbuf *b, struct cpu *c, uint64_t addr);
 void fmt_iovec(struct sbuf *b, struct cpu *c, uint64_t addr, uint64_t n, uint64_t total);
 void fmt_timespec(struct sbuf *b, struct cpu *c, uint64_t addr);
 void fmt_stat(struct sbuf *b, struct cpu *c, uint64_t addr);
+/* What fmt_stat shows, from the fields read (any layout). */
+void fmt_stat_fields(struct sbuf *b, uint32_t mode, uint64_t rdev, int64_t size);
 void fmt_sigset(struct sbuf *b, struct cpu *c, uint64_t addr);
+/* What fmt_sigaction shows, from the fields read (any layout). */
+void fmt_sigaction_fields(struct sbuf *b, uint64_t handler, uint64_t mask, unsigned mask_bits,
+                          uint64_t flags, uint64_t restorer);
 void fmt_sigaction(struct sbuf *b, struct cpu *c, uint64_t addr);
 void fmt_sockaddr(struct sbuf *b, struct cpu *c, uint64_t addr, uint64_t len);
 void fmt_int_ptr(struct sbuf *b, struct cpu *c, uint64_t addr);  /* [5] */
@@ -112,9 +118,45 @@ void fmt_epoll_event(struct sbuf *b, struct cpu *c, uint64_t addr);
 void fmt_epoll_events(struct sbuf *b, struct cpu *c, uint64_t addr, uint64_t n);
 void fmt_sockopt_name(struct sbuf *b, int level, int name);
 
+/* strace_struct.c, structures of both ABIs (by c->bits). */
+/* msghdr: data shows at most total bytes (recvmsg's result), or each
+ * iov_len when total is UINT64_MAX (sendmsg). */
+void fmt_msghdr(struct sbuf *b, struct cpu *c, uint64_t addr, uint64_t total);
+void fmt_msg_flags(struct sbuf *b, uint64_t flags); /* MSG_DONTWAIT|MSG_NOSIGNAL */
+/* select's fd_set of nfds bits (the same bytes in 32- and 64-bit longs). */
+void fmt_fdset(struct sbuf *b, struct cpu *c, uint64_t addr, uint64_t nfds);
+/* What select reported: " (in [3], out [4], left {...})" or " (Timeout)". */
+void fmt_select_result(struct sbuf *b, struct cpu *c, const uint64_t a[6], int64_t r);
+void fmt_itimerval(struct sbuf *b, struct cpu *c, uint64_t addr);
+/* struct statfs (wide false: x86_64's or i386's compat_statfs) or i386's
+ * packed statfs64 (wide true). */
+void fmt_statfs(struct sbuf *b, struct cpu *c, uint64_t addr, bool wide);
+void fmt_sysinfo(struct sbuf *b, struct cpu *c, uint64_t addr);
+/* getdents' buffer of len bytes: its address and how many entries it
+ * holds; reclen_at: where d_reclen is in an entry. */
+void fmt_dirents(struct sbuf *b, struct cpu *c, uint64_t addr, int64_t len, unsigned reclen_at);
+
+/* strace_ia32.c: the structures only i386 has. */
+void fmt_old_sigset(struct sbuf *b, struct cpu *c, uint64_t addr);
+void fmt_old_sigaction(struct sbuf *b, struct cpu *c, uint64_t addr);
+void fmt_stat32(struct sbuf *b, struct cpu *c, uint64_t addr);
+enum flock_kind { FLOCK_64, FLOCK_32, FLOCK64_32 };
+void fmt_flock(struct sbuf *b, struct cpu *c, uint64_t addr, enum flock_kind kind,
+               bool with_pid);
+void fmt_timespec32(struct sbuf *b, struct cpu *c, uint64_t addr);
+void fmt_rlimit32(struct sbuf *b, struct cpu *c, uint64_t addr);
+void fmt_user_desc(struct sbuf *b, struct cpu *c, uint64_t addr);
+/* " (entry_number=12)": the entry set_thread_area chose. */
+void fmt_user_desc_entry(struct sbuf *b, struct cpu *c, uint64_t addr);
+/* socketcall(call, args): the name, spec and arguments of the call it
+ * multiplexes, from the guest's argument block; false when the block
+ * cannot be read or the call is unknown (then it shows as socketcall). */
+bool strace_socketcall(struct cpu *c, const uint64_t a[6], const char **name,
+                       const char **spec, uint64_t args[6]);
+
 /* What a result needs explained after it: fcntl's F_GETFD/F_GETFL flags,
- * poll's revents. */
-enum { SUF_NONE, SUF_GETFD, SUF_GETFL, SUF_POLL };
+ * poll's revents, select's ready sets, set_thread_area's chosen entry. */
+enum { SUF_NONE, SUF_GETFD, SUF_GETFL, SUF_POLL, SUF_SELECT, SUF_TLS };
 
 /* A spec token: a letter, or EXT(letter) for '_' and a letter. */
 #define EXT(l) (0x100 | (l))
@@ -131,6 +173,7 @@ struct strace_call {
     int arg;                 /* the argument that token formats */
     int prev;                /* the token formatted last */
     uint64_t prev_val;       /* and its argument */
+    bool time32;             /* futex's timeout is an old_timespec32 (_X) */
     int suffix;              /* what the result needs explained (strace_args.c) */
     uint64_t suffix_val;
     char name_buf[32];

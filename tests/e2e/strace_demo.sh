@@ -1,10 +1,11 @@
 #!/bin/sh
-# strace_demo.sh ELFEMU DEMO EXPECTED_DIR: --strace and --trace-file on a
-# libc-free guest (tests/guest/strace_demo_asm64.S) compared line for line
-# with expected files.  Where the real strace works on this host, the
-# expected files are also checked against it (the native oracle), minus
-# strace's first line (the execve elfemu itself performs).
-elfemu=$1 demo=$2 dir=$3
+# strace_demo.sh ELFEMU DEMO EXPECTED_DIR DEMO32: --strace and --trace-file
+# on a libc-free guest (tests/guest/strace_demo_asm64.S), and the i386
+# structures with a libc-free i386 guest (tests/guest/strace_demo32.c),
+# compared line for line with expected files.  Where the real strace works
+# on this host, the expected files are also checked against it (the native
+# oracle), minus strace's first line (the execve elfemu itself performs).
+elfemu=$1 demo=$2 dir=$3 demo32=$4
 exec 3>&- 4>&- # the guest's pipe must get fds 3 and 4, as in the expected files
 fails=0
 tmp=$(mktemp -d) || exit 1
@@ -77,6 +78,31 @@ check "fork: each process's lines as expected" $(same "$dir/strace_demo_fork.exp
 check "fork: the parent's SIGCHLD line" $([ "$(grep -c SIGCHLD "$tmp/forknorm")" = 1 ] &&
     grep -qxF '[pid P] --- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=C, si_uid=0, si_status=3, si_utime=T, si_stime=T} ---' "$tmp/forknorm"; echo $?)
 
+# ia32: every i386 structure the trace decodes, in a folder of its own (the
+# guest makes a directory there).  What differs between hosts is
+# normalized: the node name, sysinfo's numbers and pipefs' f_fsid.
+norm32() {
+    sed -e 's/nodename="[^"]*"/nodename="N"/' -e '/^sysinfo(/s/[0-9][0-9]*/N/g' \
+        -e 's/f_fsid={val=\[[^]]*\]}/f_fsid={val=[F]}/' "$1"
+}
+mkdir "$tmp/w32"
+(cd "$tmp/w32" && "$elfemu" --strace "$demo32" >out 2>trace </dev/null)
+check "ia32: exit status 0" $?
+check "ia32: the program's output" $(grep -qx done "$tmp/w32/out"; echo $?)
+norm32 "$tmp/w32/trace" >"$tmp/w32/norm"
+check "ia32: the i386 structures as expected" $(same "$dir/strace_demo32.expected" "$tmp/w32/norm"; echo $?)
+# clone and waitpid: normalized as for the fork above.
+"$elfemu" --strace --trace-file "$tmp/fork32" "$demo32" fork >"$tmp/out" 2>"$tmp/err" </dev/null &
+ppid=$!
+wait $ppid
+check "ia32 fork: exit status 0" $?
+cpid=$(sed -n 's/^\[pid *'$ppid'\] clone(.*) *= \([0-9]*\)$/\1/p' "$tmp/fork32")
+sed -e 's/^\[pid *'"$ppid"'\]/[pid P]/' -e 's/^\[pid *'"${cpid:-none}"'\]/[pid C]/' \
+    -e 's/= '"${cpid:-none}"'$/= C/' -e 's/(\('"${cpid:-none}"'\),/(C,/' -e 's/) *= /) = /' \
+    "$tmp/fork32" >"$tmp/fork32norm"
+{ grep -v '^\[pid C\]' "$tmp/fork32norm"; grep '^\[pid C\]' "$tmp/fork32norm"; } >"$tmp/fork32sorted"
+check "ia32 fork: each process's lines as expected" $(same "$dir/strace_demo32_fork.expected" "$tmp/fork32sorted"; echo $?)
+
 # The native oracle, where strace can trace (ptrace may be forbidden).
 if command -v strace >/dev/null 2>&1 && strace -o "$tmp/probe" true 2>/dev/null; then
     # stdout to a file: /dev/null would not even read the bad pointer
@@ -89,6 +115,11 @@ if command -v strace >/dev/null 2>&1 && strace -o "$tmp/probe" true 2>/dev/null;
     (cd "$tmp" && strace -o native ./d exec >out 2>&1 </dev/null)
     tail -n +2 "$tmp/native" >"$tmp/native.tail"
     check "native strace agrees with strace_demo_exec.expected" $(same "$dir/strace_demo_exec.expected" "$tmp/native.tail"; echo $?)
+    mkdir "$tmp/n32"
+    (cd "$tmp/n32" && strace -o native "$demo32" >out 2>/dev/null </dev/null)
+    tail -n +2 "$tmp/n32/native" >"$tmp/n32/tail"
+    norm32 "$tmp/n32/tail" >"$tmp/native.tail"
+    check "native strace agrees with strace_demo32.expected" $(same "$dir/strace_demo32.expected" "$tmp/native.tail"; echo $?)
 else
     echo "skip: the native oracle (strace cannot trace here)"
 fi
