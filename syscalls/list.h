@@ -132,7 +132,7 @@ SYSCALL(sync, 162, 36, "d:")
 SYSCALL(syncfs, 306, 344, "d:f")
 SYSCALL(name_to_handle_at, 303, 341, "d:Dsppa")
 SYSCALL(open_by_handle_at, 304, -1, "d:fpo")
-SYSCALL(cachestat, 451, -1, "d:fppx")
+SYSCALL(cachestat, 451, 451, "d:fppx")
 /* ioctl.c */
 /* fs_paths.c */
 SYSCALL(stat, 4, -1, "d:sh")
