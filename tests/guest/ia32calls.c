@@ -1,6 +1,6 @@
 /* ioctls whose argument a 32-bit program lays out differently from a
  * 64-bit one, and the calls served for i386 guests late (nice, readdir,
- * ustat, the file-handle calls), compared with the native run in both ABIs
+ * ustat, the file-handle calls, cachestat), compared with the native run in both ABIs
  * (nice and readdir exist for i386 only).
  *
  * Every structure the kernel writes sits at the very end of a page that is
@@ -524,6 +524,37 @@ static void handle_calls(const char *dir)
     unlink(path);
 }
 
+/* cachestat (451 on both ABIs, one layout): the page cache of a file
+ * just written and synced; its 40-byte result ends at the page's end. */
+static void cachestat_calls(const char *dir)
+{
+    printf("-- cachestat\n");
+    char path[256];
+    snprintf(path, sizeof(path), "%s/cached", dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    static char data[3 * 4096];
+    if (write(fd, data, sizeof(data)) != (ssize_t)sizeof(data) || fsync(fd) != 0)
+        printf("write failed\n");
+    uint64_t range[2] = { 0, 0 };
+    uint64_t *cs = tail(5 * sizeof(uint64_t));
+    long r = syscall(451, fd, range, cs, 0);
+    if (r < 0)
+        printf("cachestat: -1 %s\n", strerror(errno));
+    else
+        printf("cachestat: %ld, %llu pages cached, %llu dirty\n", r, (unsigned long long)cs[0],
+               (unsigned long long)cs[1]);
+    uint64_t one_page[2] = { 4096, 4096 };
+    r = syscall(451, fd, one_page, cs, 0);
+    printf("cachestat of one page: %ld, %llu cached\n", r, (unsigned long long)cs[0]);
+    show("cachestat, bad flags", syscall(451, fd, range, cs, 1));
+    show("cachestat, bad range", syscall(451, fd, bad_pointer, cs, 0));
+    show("cachestat, bad result", syscall(451, fd, range, bad_pointer, 0));
+    show("cachestat, result one byte short", syscall(451, fd, range, page + pagesz - 39, 0));
+    show("cachestat, closed descriptor", syscall(451, 999, range, cs, 0));
+    close(fd);
+    unlink(path);
+}
+
 #ifdef __i386__
 /* nice(2) of i386 (x86_64 has no such call): the value as getpriority
  * shows it, the clamping of the increment and of the result, and its
@@ -638,6 +669,7 @@ int main(void)
     tty_ioctls();
     ustat_calls(dir);
     handle_calls(dir);
+    cachestat_calls(dir);
 #ifdef __i386__
     nice_calls();
     readdir_calls(dir);
