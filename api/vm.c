@@ -189,12 +189,19 @@ int elfemu_run(elfemu *vm, elfemu_exit *out)
     if (!vm->loaded)
         return -1;
     cpu_run(&vm->cpu);
+    if (vm->cpu.stop == CPU_STOPPED)
+        return 1; /* elfemu_stop(): the guest is where it was, ready to go on */
     gthread_run_ended(&vm->cpu);
     if (UNLIKELY(strace_on))
         strace_end(&vm->cpu);
     out->signaled = vm->cpu.stop == CPU_SIGNALED;
     out->code = vm->cpu.stop_code;
     return 0;
+}
+
+void elfemu_stop(elfemu *vm)
+{
+    __atomic_fetch_or(&vm->cpu.attention, CPU_ATTN_STOP, __ATOMIC_SEQ_CST);
 }
 
 int elfemu_read(elfemu *vm, uint64_t addr, void *buf, size_t len)

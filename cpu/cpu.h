@@ -42,7 +42,9 @@ enum cpu_reg { R_AX, R_CX, R_DX, R_BX, R_SP, R_BP, R_SI, R_DI,
 enum cpu_seg { SEG_NONE, SEG_ES, SEG_CS, SEG_SS, SEG_DS, SEG_FS, SEG_GS };
 
 /* Why the run loop stopped. */
-enum cpu_stop { CPU_RUNNING, CPU_EXITED, CPU_SIGNALED };
+/* Why the dispatch loop stopped: CPU_STOPPED is a stop asked for by the
+ * embedder (elfemu_stop), after which the run may go on. */
+enum cpu_stop { CPU_RUNNING, CPU_EXITED, CPU_SIGNALED, CPU_STOPPED };
 
 /* RFLAGS bits (SDM vol. 1, 3.4.3). */
 #define FL_CF 0x0001u
@@ -157,6 +159,7 @@ bool cpu_load_sreg(struct cpu *c, int slot, uint16_t sel);
 /* c->attention bits. */
 #define CPU_ATTN_CODE 0x1   /* decoded code was invalidated (cpu/block.c) */
 #define CPU_ATTN_SIGNAL 0x2 /* a host signal was queued for the guest */
+#define CPU_ATTN_STOP 0x4   /* the embedder asked the run to return (elfemu_stop) */
 
 /* Register slot offsets for ops. */
 #define SLOT_GPR(i) ((uint8_t)((i) * 8))

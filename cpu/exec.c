@@ -227,6 +227,10 @@ static void run_blocks(struct cpu *c)
             }
             if (c->attention & CPU_ATTN_SIGNAL)
                 sig_deliver(c);
+            if ((c->attention & CPU_ATTN_STOP) && c->stop == CPU_RUNNING) {
+                __atomic_fetch_and(&c->attention, ~CPU_ATTN_STOP, __ATOMIC_ACQ_REL);
+                c->stop = CPU_STOPPED;
+            }
             if (c->stop != CPU_RUNNING)
                 break;
         }

@@ -117,8 +117,24 @@ typedef struct elfemu_exit {
     int code;
 } elfemu_exit;
 
-/** Run the loaded guest until it exits or dies; returns 0 or -1 on emulator error. */
+/**
+ * Run the loaded guest until it exits or dies, or until elfemu_stop().
+ * @return 0 when the guest ended (@p exit_out says how), 1 when
+ *         elfemu_stop() stopped it (@p exit_out untouched; the guest is at
+ *         a block boundary and elfemu_run() goes on from there), -1 on an
+ *         emulator error.
+ */
 int elfemu_run(elfemu *vm, elfemu_exit *exit_out);
+
+/**
+ * Make elfemu_run() return 1 at the guest's next block boundary (the rest
+ * of the block in progress runs first; a thread blocked in a syscall stops
+ * once the call returns).  Callable from a hook or from another host
+ * thread.  It stops the VM's own thread, the one elfemu_run() runs; other
+ * guest threads run on.  Asked for while nothing runs, it takes effect at
+ * the start of the next elfemu_run().
+ */
+void elfemu_stop(elfemu *vm);
 
 /**
  * Execute exactly one instruction of the loaded guest.

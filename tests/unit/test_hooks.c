@@ -7,6 +7,7 @@
  * hooks are process-wide. */
 #include <check.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -278,6 +279,87 @@ START_TEST(hooks_keep_x87_flags)
 }
 END_TEST
 
+/* ------------------------------------------------------------ stop */
+
+/* A block hook that stops the run in its second block: elfemu_run returns
+ * 1 once that block has completed, with the guest at the third block, and
+ * runs on to the end when called again. */
+static uint64_t third_block;
+static void stop_in_second(elfemu *vm, elfemu_thread *t, uint64_t start, uint64_t end,
+                           unsigned n, void *user)
+{
+    (void)t, (void)user;
+    nblocks++;
+    if (nblocks <= 2)
+        nblock_insns += n;
+    if (nblocks == 2)
+        elfemu_stop(vm);
+    if (nblocks == 3)
+        third_block = start;
+    (void)end;
+}
+
+START_TEST(stop_from_a_hook)
+{
+    elfemu *vm = load("trace_asm64");
+    ck_assert_int_gt(elfemu_hook_block(vm, stop_in_second, NULL), 0);
+    elfemu_exit x = { true, -1 };
+    ck_assert_int_eq(elfemu_run(vm, &x), 1);
+    ck_assert(x.signaled && x.code == -1); /* untouched */
+    ck_assert_uint_eq(nblocks, 2);
+    ck_assert_uint_eq(elfemu_icount(vm), nblock_insns); /* both blocks, complete */
+    elfemu_regs r;
+    elfemu_get_regs(vm, &r);
+    ck_assert_int_eq(run(vm), 5);
+    ck_assert_uint_eq(r.rip, third_block); /* stopped at the next block boundary */
+    ck_assert_uint_eq(nblocks, 5);
+    ck_assert_uint_eq(elfemu_icount(vm), 25);
+    elfemu_destroy(vm);
+}
+END_TEST
+
+/* From another host thread: a guest that never ends (spin_asm64) is
+ * stopped, and goes on counting when run again. */
+static void *stop_later(void *arg)
+{
+    usleep(20000);
+    elfemu_stop(arg);
+    return NULL;
+}
+
+START_TEST(stop_from_another_thread)
+{
+    elfemu *vm = load("spin_asm64");
+    for (int round = 0; round < 2; round++) {
+        pthread_t th;
+        ck_assert_int_eq(pthread_create(&th, NULL, stop_later, vm), 0);
+        elfemu_exit x;
+        ck_assert_int_eq(elfemu_run(vm, &x), 1);
+        pthread_join(th, NULL);
+        elfemu_regs r;
+        elfemu_get_regs(vm, &r);
+        /* One block: inc rax; jmp.  Stopped at its start, rax = its runs. */
+        ck_assert_uint_gt(r.gpr[ELFEMU_RAX], 0);
+        ck_assert_uint_eq(elfemu_icount(vm), 1 + 2 * r.gpr[ELFEMU_RAX]);
+    }
+    elfemu_destroy(vm);
+}
+END_TEST
+
+/* Asked for before the run: the run returns before the first instruction. */
+START_TEST(stop_before_the_run)
+{
+    elfemu *vm = load("trace_asm64");
+    elfemu_stop(vm);
+    elfemu_exit x;
+    ck_assert_int_eq(elfemu_run(vm, &x), 1);
+    ck_assert_uint_eq(elfemu_icount(vm), 0);
+    ck_assert_int_eq(run(vm), 5);
+    ck_assert_uint_eq(elfemu_icount(vm), 25);
+    elfemu_destroy(vm);
+}
+END_TEST
+
 START_TEST(bad_arguments)
 {
     elfemu *vm = load("hello_asm64");
@@ -303,6 +385,9 @@ int main(int argc, char **argv)
     tcase_add_test(t, skip_a_syscall);
     tcase_add_test(t, change_a_result);
     tcase_add_test(t, change_arguments);
+    tcase_add_test(t, stop_from_a_hook);
+    tcase_add_test(t, stop_from_another_thread);
+    tcase_add_test(t, stop_before_the_run);
     tcase_add_test(t, bad_arguments);
     tcase_add_test(t, hooks_keep_x87_flags);
     suite_add_tcase(s, t);
