@@ -14,14 +14,8 @@
 # Guests run from their directory under a relative name with an empty
 # environment, so that both sides of a comparison see the same stack.
 elfemu=$1 difftest=$2 guests=$3
-fails=0
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/checks.sh"
 cd "$guests" || exit 1
-
-check() { # check NAME CONDITION-RESULT
-    if [ "$2" = 0 ]; then echo "ok: $1"; else echo "FAIL: $1"; fails=$((fails + 1)); fi
-}
 # json FILE EXPR: evaluate the Python expression EXPR over the JSON object
 # d of FILE (one line), printing its value.
 json() {
@@ -101,4 +95,4 @@ done
 env -i "$elfemu" ./calls_64_static >/dev/null 2>"$tmp/err" </dev/null
 check "no --stats: no report" $([ ! -s "$tmp/err" ]; echo $?)
 
-[ $fails = 0 ]
+checks_done
