@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "elfemu.h"
+#include "tools/coverage.h"
 #include "tools/exit_like.h"
 #include "tools/options.h"
 #include "tools/outfile.h"
@@ -105,6 +106,8 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     if (o.stats.on && stats_begin(vm, &o.stats, o.program) != 0)
+        goto out;
+    if (o.coverage && coverage_begin(vm, o.coverage) != 0)
         goto out;
     if (o.trace.on && trace_begin(vm, &o.trace) != 0)
         goto out;

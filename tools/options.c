@@ -50,9 +50,12 @@ void options_usage(FILE *f)
           "                     MIPS, blocks decoded and executed, SMC invalidations,\n"
           "                     syscalls by name, the top mnemonics and functions;\n"
           "                     =json: as one JSON object (to stderr)\n"
-          "  --stats-file FILE  write the --stats report to FILE (truncated) instead\n"
+          "  --stats-file FILE  write the --stats report to FILE (truncated), not stderr\n"
           "  --stats-file-append FILE\n"
           "                     the same, appending (passed on when the guest execs)\n"
+          "  --coverage FILE    write the basic blocks the program ran to FILE in the\n"
+          "                     drcov format (modules: the program, ld.so, every shared\n"
+          "                     object, the vDSO)\n"
           "  -h, --help         show this help\n"
           "  --version          show the version\n",
           f);
@@ -297,6 +300,13 @@ int options_parse(struct options *o, int argc, char **argv, char **environ)
             o->stats.json = a[7] == '=';
             if (keep(o, a, NULL) != 0)
                 return fail("out of memory", NULL);
+        } else if (!strcmp(a, "--coverage") || !strncmp(a, "--coverage=", 11)) {
+            const char *f = a[10] == '=' ? a + 11 : val;
+            if (!f || !*f)
+                return fail("--coverage needs a file name", NULL);
+            o->coverage = f;
+            if (a[10] != '=')
+                i++;
         } else if (!strncmp(a, "--stats=", 8)) {
             return fail("--stats takes only =json", a);
         } else if ((r = file_option("--stats-file", a, val, &i, &o->stats.file,

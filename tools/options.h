@@ -26,6 +26,7 @@ struct options {
     int nargs;
     struct trace_options trace; /* --trace and its filters */
     struct stats_options stats; /* --stats[=json], --stats-file */
+    const char *coverage;   /* --coverage=FILE: drcov output */
 };
 
 /* Parse argv; on a usage error prints one line and returns -1, on --help or
