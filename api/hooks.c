@@ -117,6 +117,8 @@ static const struct sys_hook_ops sys_ops = { on_sys_before, on_sys_after };
 
 static void on_end(struct cpu *c, int how, int code)
 {
+    if (c)
+        cpu_x87_release(c);
     elfemu_end end = { how == GTHREAD_END_SIGNAL ? ELFEMU_END_SIGNAL
                        : how == GTHREAD_END_EXEC ? ELFEMU_END_EXEC
                                                  : ELFEMU_END_EXIT,
