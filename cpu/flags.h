@@ -59,21 +59,28 @@ void cpu_set_flags(struct cpu *c, uint64_t value, uint64_t mask);
 /* The carry flag alone (ADC, SBB, RCL, RCR, SETC...). */
 bool cpu_cf(struct cpu *c);
 
+/* The 16 condition codes, for tables of handlers with one per condition. */
+#define CPU_CONDITIONS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
+
 /* Condition code cc (0..15, the low nibble of Jcc/SETcc/CMOVcc). */
 bool cpu_cond_slow(struct cpu *c, unsigned cc);
 
-/* The common case inline: after a 32- or 64-bit CMP/SUB, a signed or
- * unsigned comparison or equality straight from the operands. */
-static inline bool cpu_cond(struct cpu *c, unsigned cc)
+/* The common cases inline: after a 32- or 64-bit CMP/SUB, a signed or
+ * unsigned comparison or equality straight from the operands; after a 32-
+ * or 64-bit TEST/AND/OR/XOR (CF = OF = 0), every condition but parity
+ * straight from the result.  Handlers that know cc at compile time (Jcc,
+ * SETcc: one handler per condition) get the switch folded away. */
+static inline __attribute__((always_inline)) bool cpu_cond(struct cpu *c, unsigned cc)
 {
-    if (c->lf_op == LF_SUB + 3 || c->lf_op == LF_SUB + 2) {
+    uint32_t op = c->lf_op;
+    if (op == LF_SUB + 3 || op == LF_SUB + 2) {
         uint64_t d = c->lf_dst, s = c->lf_src;
-        if (c->lf_op == LF_SUB + 2) {
+        if (op == LF_SUB + 2) {
             d = (uint32_t)d;
             s = (uint32_t)s;
         }
-        int64_t sd = c->lf_op == LF_SUB + 2 ? (int32_t)d : (int64_t)d;
-        int64_t ss = c->lf_op == LF_SUB + 2 ? (int32_t)s : (int64_t)s;
+        int64_t sd = op == LF_SUB + 2 ? (int32_t)d : (int64_t)d;
+        int64_t ss = op == LF_SUB + 2 ? (int32_t)s : (int64_t)s;
         bool r;
         switch (cc >> 1) {
         case 1: r = d < s; break;
@@ -81,6 +88,21 @@ static inline bool cpu_cond(struct cpu *c, unsigned cc)
         case 3: r = d <= s; break;
         case 6: r = sd < ss; break;
         case 7: r = sd <= ss; break;
+        default: return cpu_cond_slow(c, cc);
+        }
+        return (cc & 1) ? !r : r;
+    }
+    if (op == LF_LOGIC + 3 || op == LF_LOGIC + 2) {
+        int64_t v = op == LF_LOGIC + 2 ? (int32_t)c->lf_res : (int64_t)c->lf_res;
+        bool r;
+        switch (cc >> 1) {
+        case 0: r = false; break;       /* O: OF = 0 */
+        case 1: r = false; break;       /* B: CF = 0 */
+        case 2: r = v == 0; break;      /* E */
+        case 3: r = v == 0; break;      /* BE: CF = 0 */
+        case 4: r = v < 0; break;       /* S */
+        case 6: r = v < 0; break;       /* L: SF != OF, OF = 0 */
+        case 7: r = v <= 0; break;      /* LE */
         default: return cpu_cond_slow(c, cc);
         }
         return (cc & 1) ? !r : r;

@@ -32,10 +32,16 @@ static void op_jmp_m(struct cpu *c, const struct op *op)
     uint64_t a = op_ea(c, op);
     c->rip = c->bits == 64 ? load64(c, a) : load32(c, a);
 }
-static void op_jcc(struct cpu *c, const struct op *op)
-{
-    c->rip = cpu_cond(c, op->x1) ? (uint64_t)op->imm : c->rip + op->len;
-}
+/* Jcc: one handler per condition, so that cpu_cond() folds to the test
+ * of that condition alone. */
+#define GEN_JCC(cc)                                                                     \
+    static void op_jcc_##cc(struct cpu *c, const struct op *op)                         \
+    {                                                                                   \
+        c->rip = cpu_cond(c, cc) ? (uint64_t)op->imm : c->rip + op->len;                \
+    }
+CPU_CONDITIONS(GEN_JCC)
+#define JCC_ENTRY(cc) op_jcc_##cc,
+static const cpu_handler jcc_h[16] = { CPU_CONDITIONS(JCC_ENTRY) };
 static void op_call(struct cpu *c, const struct op *op)
 {
     push_word(c, c->rip + op->len);
@@ -165,7 +171,7 @@ bool dec_control(struct decoder *d)
         d->ends_block = false;
         return false;
     }
-    op->fn = op_jcc;
+    op->fn = jcc_h[cc];
     op->x1 = (uint8_t)cc;
     op->imm = dec_imm(d, 0);
     if (d->bits == 32)

@@ -297,11 +297,16 @@ static void op_cmov_m(struct cpu *c, const struct op *op)
         set_gpr32(c, op->r1, GPR32(c, op->r1));
     NEXT(c, op);
 }
-static void op_setcc_r(struct cpu *c, const struct op *op)
-{
-    set_gpr8(c, op->r1, cpu_cond(c, op->x1));
-    NEXT(c, op);
-}
+/* SETcc r8: one handler per condition (cpu_cond() folds). */
+#define GEN_SETCC_R(cc)                                                                 \
+    static void op_setcc_r_##cc(struct cpu *c, const struct op *op)                     \
+    {                                                                                   \
+        set_gpr8(c, op->r1, cpu_cond(c, cc));                                           \
+        NEXT(c, op);                                                                    \
+    }
+CPU_CONDITIONS(GEN_SETCC_R)
+#define SETCC_R_ENTRY(cc) op_setcc_r_##cc,
+static const cpu_handler setcc_r_h[16] = { CPU_CONDITIONS(SETCC_R_ENTRY) };
 static void op_setcc_m(struct cpu *c, const struct op *op)
 {
     store8(c, op_ea(c, op), cpu_cond(c, op->x1));
@@ -577,7 +582,7 @@ bool dec_mov(struct decoder *d)
     bool set = d->ops[0].size == 8 && d->in->operand_count_visible == 1;
     if (set) {
         if (is_reg(d, 0)) {
-            op->fn = op_setcc_r;
+            op->fn = setcc_r_h[cc];
             return dec_reg_op(d, 0, &op->r1);
         }
         op->fn = op_setcc_m;

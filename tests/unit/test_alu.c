@@ -145,12 +145,53 @@ START_TEST(dead_flags_within_blocks)
 }
 END_TEST
 
+/* Every condition (SETcc and Jcc: one handler per condition, with inline
+ * fast paths after CMP/SUB and TEST/AND/OR/XOR) after each kind of
+ * flag-setting operation and width. */
+START_TEST(conditions_after_each_operation)
+{
+    static const struct { const char *name; uint8_t b[4]; unsigned len; } ops[] = {
+        { "cmp eax,ebx", { 0x39, 0xd8 }, 2 },       { "cmp rax,rbx", { 0x48, 0x39, 0xd8 }, 3 },
+        { "sub eax,ebx", { 0x29, 0xd8 }, 2 },       { "cmp al,bl", { 0x38, 0xd8 }, 2 },
+        { "cmp ax,bx", { 0x66, 0x39, 0xd8 }, 3 },   { "test eax,ebx", { 0x85, 0xd8 }, 2 },
+        { "test rax,rbx", { 0x48, 0x85, 0xd8 }, 3 }, { "and eax,ebx", { 0x21, 0xd8 }, 2 },
+        { "or rax,rbx", { 0x48, 0x09, 0xd8 }, 3 },  { "xor eax,ebx", { 0x31, 0xd8 }, 2 },
+        { "test al,bl", { 0x84, 0xd8 }, 2 },        { "add eax,ebx", { 0x01, 0xd8 }, 2 },
+        { "inc rax", { 0x48, 0xff, 0xc0 }, 3 },     { "neg eax", { 0xf7, 0xd8 }, 2 },
+    };
+    struct hstate *s = malloc(sizeof(*s));
+    int bad = 0;
+    for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++)
+        for (unsigned cc = 0; cc < 16; cc++)
+            for (unsigned a = 0; a < NEDGE; a += 2)
+                for (unsigned b = 1; b < NEDGE; b += 3) {
+                    /* op; setcc cl; jcc +2; mov dl,1 */
+                    uint8_t code[16];
+                    unsigned n = 0;
+                    memcpy(code, ops[k].b, ops[k].len), n += ops[k].len;
+                    code[n++] = 0x0f, code[n++] = (uint8_t)(0x90 + cc), code[n++] = 0xc1;
+                    code[n++] = (uint8_t)(0x70 + cc), code[n++] = 2;
+                    code[n++] = 0xb2, code[n++] = 1;
+                    harness_init(s);
+                    s->r[0] = edge[a];
+                    s->r[3] = a == b ? edge[a] : edge[b];
+                    char what[96];
+                    snprintf(what, sizeof(what), "%s; setcc/jcc %u with %#llx, %#llx", ops[k].name, cc,
+                             (unsigned long long)s->r[0], (unsigned long long)s->r[3]);
+                    bad |= harness_compare(code, n, s, ALL_FLAGS & ~0x10u, what);
+                }
+    free(s);
+    ck_assert_int_eq(bad, 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("alu");
     TCase *t = tcase_create("alu");
     tcase_add_loop_test(t, reg_reg_all_edges, 0, sizeof(rr_cases) / sizeof(rr_cases[0]));
     tcase_add_test(t, memory_immediate_and_conditions);
+    tcase_add_test(t, conditions_after_each_operation);
     tcase_add_test(t, dead_flags_within_blocks);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
