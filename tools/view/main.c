@@ -319,6 +319,13 @@ out:
 /* The window: events, runs in slices of instructions, a frame after each. */
 static int interactive(struct session *s, const struct view_options *o, char *script)
 {
+    /* Without a display SDL would fall back to its offscreen driver and
+     * show a window nobody can see; SDL_VIDEODRIVER still chooses freely. */
+    if (!getenv("DISPLAY") && !getenv("WAYLAND_DISPLAY") && !getenv("SDL_VIDEODRIVER")) {
+        fprintf(stderr, "elfemu-view: no display (DISPLAY and WAYLAND_DISPLAY are unset); "
+                        "--screenshot works without one\n");
+        return 1;
+    }
     if (SDL_InitSubSystem(SDL_INIT_VIDEO) != 0) {
         fprintf(stderr, "elfemu-view: no display: %s (--screenshot works without one)\n",
                 SDL_GetError());

@@ -86,4 +86,6 @@ check_error 1 --screenshot "$tmp/bad.png" --at=soon "$static"
 check_error 2 --screenshot "$tmp/bad.png" --size 10x10 "$static"
 check_error 127 --screenshot "$tmp/bad.png" "$tmp/no-such-program"
 check_error 1 --screenshot "$tmp/no-such-dir/bad.png" "$static"
+# No display and no --screenshot: said, not a window nobody sees.
+check_error 1 "$static"
 echo "ok: elfemu-view screenshots"
