@@ -59,17 +59,23 @@ static AI void x87_load(struct cpu *c, const struct op *op, void (*k)(struct x87
     if (msize)
         load_bytes(c, op_ea(c, op), &io.m, msize);
     if (push_ok(c)) {
-        /* A live host (every exception masked) always pushes. */
-        bool live = x87_run(c, &io, k, k_live);
-        if (live || x87_host_delta(&io) == 1)
+        /* A live host (every exception masked) always pushes, straight
+         * into the new ST(0). */
+        unsigned pn = (c->ftop - 1) & 7u;
+        io.pa = io.pb = io.pr = &c->fpr[pn];
+        if (x87_run(c, &io, k, k_live)) {
+            c->ftop = (uint8_t)pn;
+            c->ftag &= (uint8_t)~(1u << pn);
+        } else if (x87_host_delta(&io) == 1) {
             x87_push(c, &io.r[0]);
+        }
         x87_flags(c, io.sw, FSW_C1);
     }
     NEXT(c, op);
 }
 
 #define LOADOP(name, insn, msize)                                                       \
-    X87_KERNEL_FIXED(k_##name, X87_LOAD0, insn, X87_UNLOAD_R)                           \
+    X87_KERNEL_FIXED(k_##name, 0, insn, X87_UNLOAD_R)                           \
     static void op_##name(struct cpu *c, const struct op *op)                           \
     {                                                                                   \
         x87_load(c, op, k_##name, k_##name##_live, msize);                              \
@@ -155,7 +161,7 @@ static AI void x87_store(struct cpu *c, const struct op *op, void (*k)(struct x8
     if (UNLIKELY(x87_empty_phys(c, p0))) {
         store_underflow(c, a, indef, msize, pop);
     } else {
-        f80_copy(&io.a, &c->fpr[p0]);
+        io.pa = io.pb = &c->fpr[p0];
         /* A live host (every exception masked) always stores and pops. */
         bool live = x87_run(c, &io, k, k_live);
         bool stored = live || x87_host_delta(&io) == -1;
@@ -168,7 +174,7 @@ static AI void x87_store(struct cpu *c, const struct op *op, void (*k)(struct x8
     NEXT(c, op);
 }
 
-#define STOREK(name, insn) X87_KERNEL_FIXED(k_##name, X87_LOAD1, insn " %[m]", X87_UNLOAD_0)
+#define STOREK(name, insn) X87_KERNEL_FIXED(k_##name, 1, insn " %[m]", X87_UNLOAD_0)
 #define STORE(name, msize, indef)                                                       \
     static void op_##name(struct cpu *c, const struct op *op)                           \
     {                                                                                   \

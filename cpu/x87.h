@@ -160,6 +160,10 @@ static inline void x87_wait(struct cpu *c)
 
 /* ------------------------------------------------------------ host kernels */
 struct x87_io {
+    /* For the fixed live kernels: the guest registers themselves (no copies:
+     * an 80-bit store read back as 16 bytes would stall store forwarding). */
+    const long double *pa, *pb; /* host ST(0) and ST(1) come from here */
+    long double *pr;            /* the result goes here */
     long double a, b;     /* inputs: host ST(0) = a, ST(1) = b, when loaded */
     long double r[2];     /* outputs: what is on the host stack afterwards, top first */
     union {
@@ -191,12 +195,17 @@ struct x87_io {
                       "1:"
 /* What a kernel whose stack effect is known leaves: n entries, stored
  * top first into r[0], r[1] (R) or dropped (D). */
+#define X87_PR "mov " X87_F(pr) ", %%rax\n\tfstpt (%%rax)\n\t"
 #define X87_UNLOAD_0 ""
-#define X87_UNLOAD_R "fstpt " X87_F(r0) "\n\t"
+#define X87_UNLOAD_R X87_PR
 #define X87_UNLOAD_D "fstp %%st(0)\n\t"
-#define X87_UNLOAD_RD "fstpt " X87_F(r0) "\n\tfstp %%st(0)\n\t"
-#define X87_UNLOAD_DR "fstp %%st(0)\n\tfstpt " X87_F(r1) "\n\t"
+#define X87_UNLOAD_RD X87_PR "fstp %%st(0)\n\t"
+#define X87_UNLOAD_DR "fstp %%st(0)\n\t" X87_PR
 #define X87_UNLOAD_DD "fstp %%st(0)\n\tfstp %%st(0)\n\t"
+/* The inputs of the fixed live kernels, through io->pa and io->pb. */
+#define X87_PTR_LOAD0 ""
+#define X87_PTR_LOAD1 "mov " X87_F(pa) ", %%rax\n\tfldt (%%rax)\n\t"
+#define X87_PTR_LOAD2 "mov " X87_F(pb) ", %%rax\n\tfldt (%%rax)\n\t" X87_PTR_LOAD1
 
 #define X87_ASM(name, TEXT)                                                             \
     static inline void name(struct x87_io *io)                                          \
@@ -213,7 +222,10 @@ struct x87_io {
                            [o_sw] "i"(offsetof(struct x87_io, sw)),                     \
                            [o_zf] "i"(offsetof(struct x87_io, zf)),                     \
                            [o_pf] "i"(offsetof(struct x87_io, pf)),                     \
-                           [o_cf] "i"(offsetof(struct x87_io, cf))                      \
+                           [o_cf] "i"(offsetof(struct x87_io, cf)),                     \
+                           [o_pa] "i"(offsetof(struct x87_io, pa)),                     \
+                           [o_pb] "i"(offsetof(struct x87_io, pb)),                     \
+                           [o_pr] "i"(offsetof(struct x87_io, pr))                      \
                          : "ax", "dx", "cc", "memory", "st", "st(1)", "st(2)", "st(3)",  \
                            "st(4)", "st(5)", "st(6)", "st(7)");                         \
     }
@@ -243,16 +255,19 @@ struct x87_io {
                          "fnstsw " X87_F(sw) "\n\t" X87_UNLOAD_ANY)
 
 /* The same for an instruction whose stack effect is fixed while every
- * exception is masked (it always completes, pops and pushes included):
- * the live kernel unloads as UNLOAD says (X87_UNLOAD_*) and leaves sw0
- * unset; the caller knows the effect. */
-#define X87_KERNEL_FIXED(name, LOADS, INSN, UNLOAD)                                     \
-    X87_EXACT(name, LOADS, INSN)                                                        \
-    X87_ASM(name##_live, LOADS INSN "\n\tfnstsw " X87_F(sw) "\n\t" UNLOAD)
+ * exception is masked (it always completes, pops and pushes included),
+ * with NLOAD (0, 1, 2) inputs: the exact kernel is as above; the live one
+ * loads from io->pa (and io->pb), unloads as UNLOAD says (X87_UNLOAD_*:
+ * the result straight into io->pr) and leaves sw0 unset; the caller knows
+ * the stack effect. */
+#define X87_KERNEL_FIXED(name, NLOAD, INSN, UNLOAD)                                     \
+    X87_EXACT(name, X87_LOAD##NLOAD, INSN)                                              \
+    X87_ASM(name##_live, X87_PTR_LOAD##NLOAD INSN "\n\tfnstsw " X87_F(sw) "\n\t" UNLOAD)
 
-/* Run an instruction's kernel: the live one when the host is live for c
- * (returned: the stack effect is then the fixed one), else the exact one
- * under the guest's control word. */
+/* Run a fixed kernel (io->pa, pb, pr set): the live one when the host is
+ * live for c -- the result is then in *io->pr and the stack effect is the
+ * fixed one -- else the exact one under the guest's control word, on
+ * copies of the inputs, its results in io->r[] (returns false). */
 static inline __attribute__((always_inline)) bool x87_run(struct cpu *c, struct x87_io *io,
                                                           void (*k)(struct x87_io *),
                                                           void (*k_live)(struct x87_io *))
@@ -261,6 +276,8 @@ static inline __attribute__((always_inline)) bool x87_run(struct cpu *c, struct 
         k_live(io);
         return true;
     }
+    f80_copy(&io->a, io->pa);
+    f80_copy(&io->b, io->pb);
     io->cw = c->fcw;
     k(io);
     return false;
