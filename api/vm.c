@@ -214,6 +214,17 @@ int elfemu_write(elfemu *vm, uint64_t addr, const void *buf, size_t len)
     return vm->loaded ? mm_write(&vm->mm, addr, buf, len) : -EFAULT;
 }
 
+int elfemu_reserve_fd(elfemu *vm, int fd)
+{
+    (void)vm; /* guest descriptors are the process's: one set for all VMs */
+    int r = sys_reserve_fd(fd);
+    if (r < 0) {
+        errno = -r;
+        return -1;
+    }
+    return 0;
+}
+
 void elfemu_get_regs(elfemu *vm, elfemu_regs *out)
 {
     memcpy(out->gpr, vm->cpu.r, sizeof(out->gpr));

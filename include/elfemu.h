@@ -204,6 +204,17 @@ int elfemu_get_stats(elfemu *vm, elfemu_stats *out);
  */
 uint64_t elfemu_code_generation(const elfemu *vm);
 
+/**
+ * Keep one of the embedder's host descriptors (a trace file) away from the
+ * guest, whose descriptors are the host process's own: the guest's close()
+ * of it answers EBADF as for a descriptor that is not open, and a
+ * close_range() over it (closefrom) closes around it.  A guest dup2() onto
+ * its number is not refused (Linux would allow it): open it at a high
+ * number.  Process-wide; at most 8 descriptors.
+ * @return 0, or -1 with errno EBADF (fd < 0) or ENOSPC.
+ */
+int elfemu_reserve_fd(elfemu *vm, int fd);
+
 /** The name of syscall @p nr of the ABI with word size @p bits (64: the
  *  x86_64 numbers, 32: the i386 ones), e.g. "openat"; NULL when unknown. */
 const char *elfemu_syscall_name(int bits, uint64_t nr);

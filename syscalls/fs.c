@@ -82,8 +82,9 @@ int64_t sys_pwrite64(struct cpu *c, const uint64_t a[6])
 
 int64_t sys_close(struct cpu *c, const uint64_t a[6])
 {
-    /* The --trace-file descriptor is not open as far as the guest knows. */
-    if ((int)a[0] >= 0 && (int)a[0] == strace_fd())
+    /* --strace's and the embedder's files are not open as far as the guest
+     * knows (sys_reserve_fd). */
+    if (sys_fd_reserved((int)a[0]))
         return -EBADF;
     return host_ret(syscall(SYS_close, (int)a[0]));
 }

@@ -158,20 +158,63 @@ int64_t sys_pipe(struct cpu *c, const uint64_t a[6])
     return sys_pipe2(c, b);
 }
 
-/* The --trace-file descriptor is not the guest's (strace_fd()): a range
- * that covers it (closefrom(3), Python's subprocess children) is closed
- * around it, so the trace goes on until exec. */
+/* Descriptors the guest does not own: --strace's file and the embedder's
+ * (elfemu_reserve_fd: --trace-file, --stats-file).  They are few and set
+ * before the guest runs (or by its first thread), so a small sorted array
+ * read without a lock serves. */
+#define RESERVED_MAX 8
+static int reserved_fds[RESERVED_MAX];
+static int nreserved;
+
+int sys_reserve_fd(int fd)
+{
+    if (fd < 0)
+        return -EBADF;
+    if (sys_fd_reserved(fd))
+        return 0;
+    if (nreserved == RESERVED_MAX)
+        return -ENOSPC;
+    int i = nreserved;
+    for (; i > 0 && reserved_fds[i - 1] > fd; i--)
+        reserved_fds[i] = reserved_fds[i - 1];
+    reserved_fds[i] = fd;
+    nreserved++;
+    return 0;
+}
+
+bool sys_fd_reserved(int fd)
+{
+    for (int i = 0; i < nreserved; i++)
+        if (reserved_fds[i] == fd)
+            return true;
+    return false;
+}
+
+/* A range that covers reserved descriptors (closefrom(3), Python's
+ * subprocess children) is closed around them, so the traces and reports
+ * go on until exec. */
 int64_t sys_close_range(struct cpu *c, const uint64_t a[6])
 {
     unsigned lo = (unsigned)a[0], hi = (unsigned)a[1], flags = (unsigned)a[2];
-    int tfd = strace_fd();
-    if (tfd < 0 || lo > (unsigned)tfd || hi < (unsigned)tfd)
+    bool covers = false;
+    for (int i = 0; i < nreserved; i++)
+        covers |= (unsigned)reserved_fds[i] >= lo && (unsigned)reserved_fds[i] <= hi;
+    if (!covers)
         return host_ret(syscall(SYS_close_range, lo, hi, flags));
     if (flags & ~(unsigned)(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC))
         return -EINVAL;
-    if (lo < (unsigned)tfd && syscall(SYS_close_range, lo, (unsigned)tfd - 1, flags) != 0)
-        return -errno;
-    if (hi > (unsigned)tfd && syscall(SYS_close_range, (unsigned)tfd + 1, hi, flags) != 0)
+    unsigned from = lo; /* the first descriptor not dealt with yet */
+    for (int i = 0; i < nreserved; i++) {
+        unsigned r = (unsigned)reserved_fds[i]; /* ascending, < INT_MAX */
+        if (r < from)
+            continue;
+        if (r > hi)
+            break;
+        if (r > from && syscall(SYS_close_range, from, r - 1, flags) != 0)
+            return -errno;
+        from = r + 1;
+    }
+    if (from <= hi && syscall(SYS_close_range, from, hi, flags) != 0)
         return -errno;
     return 0;
 }

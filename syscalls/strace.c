@@ -171,6 +171,7 @@ int strace_open(const char *path, bool append, bool pids)
             }
         }
         out_fd = fd;
+        sys_reserve_fd(fd);
         snprintf(out_path, sizeof(out_path), "%s", abs);
     }
     quiet_init(quiet_64, sys_names_64);
@@ -194,11 +195,6 @@ int strace_reexec_args(const char *out[4])
     if (atomic_load(&several_procs))
         out[n++] = "--trace-pids";
     return n;
-}
-
-int strace_fd(void)
-{
-    return strace_on && out_path[0] ? out_fd : -1;
 }
 
 void strace_set_threads(int n)

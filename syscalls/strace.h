@@ -41,12 +41,6 @@ int strace_open(const char *path, bool append, bool pids);
  * adds them to the new elfemu's options. */
 int strace_reexec_args(const char *out[4]);
 
-/* The descriptor the trace goes to, or -1 (stderr or off).  The guest must
- * not be able to close or replace it: close/close_range/dup2 treat it as
- * not open (close and close_range skip it; dup2/dup3 onto it, unlikely
- * as it is moved high, are not checked yet). */
-int strace_fd(void);
-
 /* The hook around one syscall (nr in the numbering of c->bits).  Lines
  * are buffered; see strace.c for when they are written. */
 void strace_enter(struct cpu *c, uint64_t nr, const uint64_t a[6]);

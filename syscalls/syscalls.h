@@ -117,6 +117,14 @@ void sys_exec_rlimits(char *buf, size_t size);
  * (resource.c): raising a hard limit needs CAP_SYS_RESOURCE, lowering
  * one's nice value past RLIMIT_NICE CAP_SYS_NICE. */
 bool sys_capable(int cap);
+
+/* A host descriptor of elfemu's own (--strace's file, the embedder's through
+ * elfemu_reserve_fd) that the guest must not close: close() answers EBADF
+ * as for a descriptor that is not open, close_range() closes around it.
+ * (dup2/dup3 onto one are not refused: Linux would let a guest use that
+ * number; it is moved high, out of the way.)  0, -EBADF or -ENOSPC. */
+int sys_reserve_fd(int fd);
+bool sys_fd_reserved(int fd);
 int sys_set_exec_rlimits(const char *text);
 
 #include "syscalls/signal.h"

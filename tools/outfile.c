@@ -35,11 +35,6 @@ void outfile_absolute(const char *path, char *out, size_t size)
     snprintf(out, size, "%s%s%s", cwd, cwd[0] ? "/" : "", path);
 }
 
-bool outfile_guest_closes(const elfemu_syscall *call, int fd)
-{
-    return fd > 2 && call->nr == (call->bits == 64 ? 3u : 6u) && (int)call->args[0] == fd;
-}
-
 void outfile_write(int fd, const char *buf, size_t len)
 {
     size_t off = 0;

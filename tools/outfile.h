@@ -18,10 +18,6 @@ int outfile_open(const char *path, bool append, const char *what);
  * elfemu re-executed by the guest's execve (after a chdir) finds it. */
 void outfile_absolute(const char *path, char *out, size_t size);
 
-/* Whether call is the guest closing descriptor fd (the tool's own, which a
- * syscall hook then refuses with EBADF as if it were not open). */
-bool outfile_guest_closes(const elfemu_syscall *call, int fd);
-
 /* Write all of buf to fd (retrying short writes and EINTR). */
 void outfile_write(int fd, const char *buf, size_t len);
 

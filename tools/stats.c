@@ -25,6 +25,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <pthread.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -333,10 +334,6 @@ static bool on_sys_before(elfemu *vm, elfemu_thread *t, elfemu_syscall *call, vo
         pthread_mutex_unlock(&mine->lock);
         pthread_mutex_unlock(&S.lock);
     }
-    if (outfile_guest_closes(call, S.fd)) {
-        call->result = -9; /* EBADF: the report's descriptor is not the guest's */
-        return true;
-    }
     return false;
 }
 
@@ -602,6 +599,10 @@ int stats_begin(elfemu *vm, const struct stats_options *o, const char *program)
     S.fd = o->file ? outfile_open(o->file, o->append, "stats file") : 2;
     if (S.fd < 0)
         return -1;
+    if (S.fd > 2 && elfemu_reserve_fd(vm, S.fd) != 0) {
+        fprintf(stderr, "elfemu: cannot keep the stats file from the guest: %s\n", strerror(errno));
+        return -1;
+    }
     restart();
     if (elfemu_hook_block(vm, on_block, NULL) < 0 ||
         elfemu_hook_syscall(vm, on_sys_before, on_sys_after, NULL) < 0 ||

@@ -341,11 +341,6 @@ static bool on_sys_before(elfemu *vm, elfemu_thread *t, elfemu_syscall *call, vo
         write_pending(t); /* no next instruction will write it */
     out_flush();
     pthread_mutex_unlock(&T.lock);
-    /* The trace descriptor is not the guest's. */
-    if (outfile_guest_closes(call, T.fd)) {
-        call->result = -EBADF;
-        return true;
-    }
     return false;
 }
 
@@ -378,6 +373,10 @@ int trace_begin(elfemu *vm, const struct trace_options *o)
     T.fd = o->file ? outfile_open(o->file, o->append, "trace file") : 2;
     if (T.fd < 0)
         return -1;
+    if (T.fd > 2 && elfemu_reserve_fd(vm, T.fd) != 0) {
+        fprintf(stderr, "elfemu: cannot keep the trace file from the guest: %s\n", strerror(errno));
+        return -1;
+    }
     T.id_insn = elfemu_hook_insn(vm, on_insn, NULL);
     T.id_mem = o->mem ? elfemu_hook_mem(vm, on_mem, NULL) : 0;
     T.id_sys = elfemu_hook_syscall(vm, on_sys_before, on_sys_after, NULL);

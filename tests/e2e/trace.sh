@@ -105,6 +105,15 @@ env -i "$elfemu" --trace --trace-file "$tmp/file" ./trace_asm64 >/dev/null 2>"$t
 check "--trace-file: the file as expected, stderr empty" $(same "$dir/trace_asm64.intel" "$tmp/file" && [ ! -s "$tmp/err" ]; echo $?)
 env -i "$elfemu" --trace --trace-file="$tmp/file" ./trace_asm64 >/dev/null 2>"$tmp/err"
 check "--trace-file=FILE: truncates" $(same "$dir/trace_asm64.intel" "$tmp/file"; echo $?)
+# The tools' files survive the guest's close_range(3, ~0) (closefrom.c): the
+# trace goes on into after_close() and to the exit, the stats report and
+# the --strace lines after it are written.
+env -i "$elfemu" --trace --trace-file="$tmp/cf" --stats --stats-file="$tmp/cs" ./closefrom_64_static >"$tmp/cout" 2>"$tmp/err"
+check "closefrom: runs as natively" $([ $? = 0 ] && [ "$(cat "$tmp/cout")" = "close_range 0, then 1" ] && [ ! -s "$tmp/err" ]; echo $?)
+check "closefrom: the trace goes on after close_range" $(grep -q ' <after_close>' "$tmp/cf" && tail -1 "$tmp/cf" | grep -q ' <_exit+0x[0-9a-f]*> .* syscall'; echo $?)
+check "closefrom: the stats report is written" $(grep -q 'close_range' "$tmp/cs" && grep -q 'exit_group' "$tmp/cs"; echo $?)
+env -i "$elfemu" --strace --trace-file="$tmp/cx" --trace --stats ./closefrom_64_static >/dev/null 2>"$tmp/err"
+check "closefrom: --strace into the shared file goes on after close_range" $(grep -q '^close_range(3, 4294967295, 0) *= 0$' "$tmp/cx" && grep -q '^write(1, "close_range 0, then 1' "$tmp/cx" && grep -q '^+++ exited with 0 +++$' "$tmp/cx"; echo $?)
 run "$tmp/f" ./trace_asm64
 check "without --trace: no trace" $([ $? = 5 ] && [ ! -s "$tmp/f" ]; echo $?)
 
