@@ -55,6 +55,7 @@
  *   _w itimer which   _I itimerval read    _J itimerval written
  *   _f struct statfs written   _n struct sysinfo written
  *   _D getdents64's buffer written, _d getdents' (its address, N entries)
+ *   _x stack_t read (sigaltstack)  _Y stack_t written
  * The i386 structures (strace_ia32.c; h, A/H, t/T, W, Z/L, c read the i386
  * layouts by themselves, c->bits telling):
  *   _A old_sigaction read   _B written      _q old 32-bit sigset read  _Q written
@@ -254,7 +255,7 @@ SYSCALL(capset, 126, 185, "d:pp")
 SYSCALL(getrlimit, 97, -1, "d:rL")
 SYSCALL(setrlimit, 160, -1, "d:rZ")
 SYSCALL(prlimit64, 302, 340, "d:drZL")
-SYSCALL(getrusage, 98, -1, "d:dp")
+SYSCALL(getrusage, 98, -1, "d:_R_r")
 SYSCALL(times, 100, -1, "d:p")
 /* sched.c */
 SYSCALL(sched_yield, 24, 158, "d:")
@@ -283,7 +284,7 @@ SYSCALL(rt_sigsuspend, 130, 179, "d:qu")
 SYSCALL(rt_sigtimedwait, 128, -1, "d:qptu")
 SYSCALL(rt_sigqueueinfo, 129, -1, "d:dSp")
 SYSCALL(rt_tgsigqueueinfo, 297, -1, "d:ddSp")
-SYSCALL(sigaltstack, 131, -1, "d:pp")
+SYSCALL(sigaltstack, 131, -1, "d:_x_Y")
 SYSCALL(pause, 34, 29, "d:")
 /* thread.c */
 SYSCALL(exit, 60, 1, "n:d")
@@ -308,7 +309,7 @@ SYSCALL(setitimer, 38, -1, "d:_w_I_J")
 SYSCALL(getitimer, 36, -1, "d:_w_J")
 SYSCALL(alarm, 37, 27, "d:d")
 SYSCALL(clock_settime, 227, -1, "d:kt")
-SYSCALL(settimeofday, 164, -1, "d:pp")
+SYSCALL(settimeofday, 164, -1, "d:_tp")
 SYSCALL(adjtimex, 159, -1, "d:p")
 SYSCALL(clock_adjtime, 305, 405, "d:kp")
 /* ipc.c */
@@ -442,7 +443,7 @@ SYSCALL(sgetmask_ia32, -1, 68, "x:")
 SYSCALL(ssetmask_ia32, -1, 69, "x:x")
 SYSCALL(sigreturn_ia32, -1, 119, "d:")
 SYSCALL(rt_sigreturn_ia32, -1, 173, "d:")
-SYSCALL(sigaltstack_ia32, -1, 186, "d:pp")
+SYSCALL(sigaltstack_ia32, -1, 186, "d:_x_Y")
 SYSCALL(rt_sigtimedwait_ia32, -1, 177, "d:qppu")
 SYSCALL(rt_sigtimedwait_time64_ia32, -1, 421, "d:qptu")
 SYSCALL(rt_sigqueueinfo_ia32, -1, 178, "d:dSp")
@@ -461,8 +462,8 @@ SYSCALL(recvmmsg_time64_ia32, -1, 417, "d:fpuxt")
 /* ia32_time.c: i386 calls with 32-bit times (old_timespec32, old_timeval32) */
 SYSCALL(time_ia32, -1, 13, "d:p")
 SYSCALL(stime_ia32, -1, 25, "d:p")
-SYSCALL(gettimeofday_ia32, -1, 78, "d:pp")
-SYSCALL(settimeofday_ia32, -1, 79, "d:pp")
+SYSCALL(gettimeofday_ia32, -1, 78, "d:_Tp")
+SYSCALL(settimeofday_ia32, -1, 79, "d:_tp")
 SYSCALL(clock_settime_ia32, -1, 264, "d:k_k")
 SYSCALL(clock_gettime_ia32, -1, 265, "d:k_K")
 SYSCALL(clock_getres_ia32, -1, 266, "d:k_K")
@@ -509,7 +510,7 @@ SYSCALL(open_by_handle_at_ia32, -1, 342, "d:fpo")
 /* ia32_res.c: old limits, usage, times, sysinfo and old uname structures */
 SYSCALL(getrlimit_ia32, -1, 76, "d:r_Z")
 SYSCALL(setrlimit_ia32, -1, 75, "d:r_z")
-SYSCALL(getrusage_ia32, -1, 77, "d:dp")
+SYSCALL(getrusage_ia32, -1, 77, "d:_R_r")
 SYSCALL(times_ia32, -1, 43, "d:p")
 SYSCALL(sysinfo_ia32, -1, 116, "d:_n")
 SYSCALL(olduname_ia32, -1, 109, "d:p")

@@ -25,7 +25,7 @@ static bool is_written(const struct strace_call *k, int l)
     case EXT('j'): case EXT('c'): case EXT('u'): case EXT('s'): case EXT('r'): case EXT('T'):
     case EXT('W'): case EXT('B'): case EXT('Q'): case EXT('H'): case EXT('K'): case EXT('J'):
     case EXT('N'): case EXT('f'): case EXT('F'): case EXT('D'): case EXT('d'): case EXT('8'):
-    case EXT('U'): case EXT('Z'): case EXT('n'):
+    case EXT('U'): case EXT('Z'): case EXT('n'): case EXT('Y'):
         return true;
     }
     /* The argument of fcntl and ioctl depends on the command. */
@@ -251,6 +251,7 @@ static bool fmt_ext_arg(struct strace_call *k, int i, int l, int64_t r)
         k->suffix = SUF_SELECT;
         break;
     case 'f': fmt_statfs(b, c, v, false); break;
+    case 'x': case 'Y': fmt_stack_t(b, c, v); break;
     case 'n': fmt_sysinfo(b, c, v); break;
     case 'D': fmt_dirents(b, c, v, r, 16); break; /* linux_dirent64 */
     case 'd': fmt_dirents(b, c, v, r, c->bits == 32 ? 8 : 16); break; /* linux_dirent */

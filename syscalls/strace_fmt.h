@@ -132,6 +132,8 @@ void fmt_itimerval(struct sbuf *b, struct cpu *c, uint64_t addr);
  * packed statfs64 (wide true). */
 void fmt_statfs(struct sbuf *b, struct cpu *c, uint64_t addr, bool wide);
 void fmt_sysinfo(struct sbuf *b, struct cpu *c, uint64_t addr);
+/* sigaltstack's stack_t: {ss_sp=..., ss_flags=SS_DISABLE, ss_size=N} */
+void fmt_stack_t(struct sbuf *b, struct cpu *c, uint64_t addr);
 /* getdents' buffer of len bytes: its address and how many entries it
  * holds; reclen_at: where d_reclen is in an entry. */
 void fmt_dirents(struct sbuf *b, struct cpu *c, uint64_t addr, int64_t len, unsigned reclen_at);

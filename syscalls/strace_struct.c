@@ -548,3 +548,21 @@ void fmt_dirents(struct sbuf *b, struct cpu *c, uint64_t addr, int64_t len, unsi
     }
     sb_printf(b, " /* %u entries */", n);
 }
+
+void fmt_stack_t(struct sbuf *b, struct cpu *c, uint64_t addr)
+{
+    /* ss_sp (a pointer), ss_flags (an int, padded on x86_64), ss_size */
+    static const struct strace_flag ss_flags[] = {
+        F("SS_ONSTACK", 1), F("SS_DISABLE", 2), F("SS_AUTODISARM", 1u << 31), END,
+    };
+    uint64_t s[3];
+    if (!read_longs(c, addr, s, 3)) {
+        fmt_ptr(b, addr);
+        return;
+    }
+    sb_puts(b, "{ss_sp=");
+    fmt_ptr(b, s[0]);
+    sb_puts(b, ", ss_flags=");
+    fmt_flags(b, ss_flags, (uint32_t)s[1], NULL);
+    sb_printf(b, ", ss_size=%llu}", (unsigned long long)s[2]);
+}

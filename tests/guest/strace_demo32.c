@@ -51,7 +51,7 @@ enum {
     NR_clock_nanosleep = 267, NR_statfs64 = 268, NR_fstatfs64 = 269, NR_openat = 295,
     NR_fstatat64 = 300, NR_pipe2 = 331, NR_prlimit64 = 340, NR_memfd_create = 356,
     NR_clock_getres_time64 = 406, NR_clock_nanosleep_time64 = 407, NR_futex_time64 = 422,
-    NR_socketcall = 102,
+    NR_socketcall = 102, NR_sigaltstack = 186,
 };
 
 #define AT_FDCWD (-100)
@@ -105,6 +105,9 @@ static void signals(void)
     u32 set1 = 1u << 11, oset1; /* USR2 */
     SC3(NR_sigprocmask, 0, &set1, &oset1);
     SC3(NR_sigprocmask, 1 /* SIG_UNBLOCK */, &set1, 0);
+    u32 ss[3] = { 0x10001000, 0, 4096 }, oss[3];
+    SC2(NR_sigaltstack, ss, oss);
+    SC2(NR_sigaltstack, 0, oss);
 }
 
 static void files(void)
