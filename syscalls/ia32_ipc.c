@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "syscalls/ia32_time.h"
 #include "syscalls/syscalls.h"
 
 #define IPC_64_ 0x100
@@ -103,10 +104,6 @@ struct shm_info32 {
 
 struct mq_attr32 {
     int32_t flags, maxmsg, msgsize, curmsgs, reserved[4];
-};
-
-struct timespec32 {
-    int32_t sec, nsec;
 };
 
 _Static_assert(sizeof(struct ipc_perm32) == 16, "compat_ipc_perm");
@@ -360,18 +357,7 @@ static struct timespec *timeout_in(struct cpu *c, uint64_t addr, bool time64, st
 {
     if (!addr)
         return NULL;
-    if (time64) {
-        if (copy_from_guest(c, ts, addr, sizeof(*ts)) != 0)
-            return HOST_FAULT_ADDR;
-        ts->tv_nsec &= 0xffffffff; /* get_timespec64() of a compat task */
-        return ts;
-    }
-    struct timespec32 t;
-    if (copy_from_guest(c, &t, addr, sizeof(t)) != 0)
-        return HOST_FAULT_ADDR;
-    ts->tv_sec = t.sec;
-    ts->tv_nsec = t.nsec;
-    return ts;
+    return ia32_get_ts(c, addr, time64, ts) != 0 ? HOST_FAULT_ADDR : ts;
 }
 
 static int64_t semtimedop32(struct cpu *c, int id, uint64_t sops, uint32_t nsops, uint64_t tmo,

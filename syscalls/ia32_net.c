@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "syscalls/ia32_time.h"
 #include "syscalls/net.h"
 
 #define MAX_IOV 1024 /* UIO_MAXIOV */
@@ -575,39 +576,30 @@ int64_t sys_sendmmsg_ia32(struct cpu *c, const uint64_t a[6])
     return mmsg32(c, a, false, NULL);
 }
 
-/* recvmmsg (337): a 32-bit timespec, read before anything else and given
- * back with the time left once messages were received. */
-int64_t sys_recvmmsg_ia32(struct cpu *c, const uint64_t a[6])
-{
-    if (!a[4])
-        return mmsg32(c, a, true, NULL);
-    struct timespec32 t32;
-    if (copy_from_guest(c, &t32, a[4], sizeof(t32)) != 0)
-        return mmsg32(c, a, true, HOST_FAULT_ADDR);
-    struct timespec ts = { t32.sec, t32.nsec };
-    int64_t r = mmsg32(c, a, true, &ts);
-    if (r > 0) {
-        t32 = (struct timespec32){ (int32_t)ts.tv_sec, (int32_t)ts.tv_nsec };
-        if (copy_to_guest(c, a[4], &t32, sizeof(t32)) != 0)
-            r = -EFAULT;
-    }
-    return r;
-}
-
-/* recvmmsg_time64 (417): the host's timespec, except that a compat task's
- * tv_nsec is its low 32 bits (get_timespec64() drops the padding). */
-int64_t sys_recvmmsg_time64_ia32(struct cpu *c, const uint64_t a[6])
+/* recvmmsg with an old_timespec32 (337) or a __kernel_timespec (417,
+ * tv_nsec its low 32 bits): read before anything else and given back
+ * with the time left once messages were received. */
+static int64_t recvmmsg32(struct cpu *c, const uint64_t a[6], bool time64)
 {
     if (!a[4])
         return mmsg32(c, a, true, NULL);
     struct timespec ts;
-    if (copy_from_guest(c, &ts, a[4], sizeof(ts)) != 0)
+    if (ia32_get_ts(c, a[4], time64, &ts) != 0)
         return mmsg32(c, a, true, HOST_FAULT_ADDR);
-    ts.tv_nsec &= 0xffffffff;
     int64_t r = mmsg32(c, a, true, &ts);
-    if (r > 0 && copy_to_guest(c, a[4], &ts, sizeof(ts)) != 0)
+    if (r > 0 && ia32_put_ts(c, a[4], time64, &ts) != 0)
         r = -EFAULT;
     return r;
+}
+
+int64_t sys_recvmmsg_ia32(struct cpu *c, const uint64_t a[6])
+{
+    return recvmmsg32(c, a, false);
+}
+
+int64_t sys_recvmmsg_time64_ia32(struct cpu *c, const uint64_t a[6])
+{
+    return recvmmsg32(c, a, true);
 }
 
 /* ------------------------------------------------------------ socketcall */

@@ -161,19 +161,11 @@ int64_t sys_old_select_ia32(struct cpu *c, const uint64_t a[6])
  * sigset argument: 0, -EFAULT or -EINVAL (poll_select_set_timeout()). */
 static int get_timeout(struct cpu *c, uint64_t addr, bool time64, struct timespec *ts)
 {
-    if (time64 ? ia32_get_timespec64(c, addr, ts) : ia32_get_timespec(c, addr, ts))
+    if (ia32_get_ts(c, addr, time64, ts))
         return -EFAULT;
     if (ts->tv_sec < 0 || (uint64_t)ts->tv_nsec >= 1000000000u)
         return -EINVAL;
     return 0;
-}
-
-static void put_timeout(struct cpu *c, uint64_t addr, bool time64, const struct timespec *ts)
-{
-    if (time64)
-        copy_to_guest(c, addr, ts, sizeof(*ts));
-    else
-        ia32_put_timespec(c, addr, ts);
 }
 
 /* pselect6(n, in, out, ex, tsp, sig) with sig -> { u32 ss, u32 ss_len }. */
@@ -203,7 +195,7 @@ static int64_t pselect32(struct cpu *c, const uint64_t a[6], bool time64)
     r = fdsets_out(c, &s, r);
     poll_mask_end(c, &t);
     if (a[4])
-        put_timeout(c, a[4], time64, &ts);
+        ia32_put_ts(c, a[4], time64, &ts);
     return r;
 }
 
@@ -237,7 +229,7 @@ static int64_t ppoll32(struct cpu *c, const uint64_t a[6], bool time64)
                                  KSIGSET_SIZE));
     poll_mask_end(c, &t);
     if (a[2])
-        put_timeout(c, a[2], time64, &ts);
+        ia32_put_ts(c, a[2], time64, &ts);
     return r;
 }
 

@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "syscalls/ia32_time.h"
 #include "syscalls/syscalls.h"
 
 #define UNBLOCKABLE (GSIG_BIT(SIGKILL) | GSIG_BIT(SIGSTOP))
@@ -382,21 +383,8 @@ static int64_t timedwait(struct cpu *c, const uint64_t a[6], bool time64)
     struct timespec ts;
     if (copy_from_guest(c, &set, a[0], 8) != 0)
         return -EFAULT;
-    if (a[2]) {
-        if (time64) {
-            /* get_timespec64() of a compat task keeps the low 32 bits of
-             * tv_nsec (glibc leaves the padding above it unset). */
-            if (copy_from_guest(c, &ts, a[2], sizeof(ts)) != 0)
-                return -EFAULT;
-            ts.tv_nsec = (long)(uint32_t)ts.tv_nsec;
-        } else {
-            int32_t t[2]; /* old_timespec32: both fields signed */
-            if (copy_from_guest(c, t, a[2], sizeof(t)) != 0)
-                return -EFAULT;
-            ts.tv_sec = t[0];
-            ts.tv_nsec = t[1];
-        }
-    }
+    if (a[2] && ia32_get_ts(c, a[2], time64, &ts) != 0)
+        return -EFAULT;
     siginfo_t si;
     int64_t r = sig_timedwait(c, set, &si, a[2] ? &ts : NULL);
     if (r > 0 && a[1]) {

@@ -80,14 +80,12 @@ int ia32_get_timespec64(struct cpu *c, uint64_t addr, struct timespec *out)
     return 0;
 }
 
-/* A guest timespec of either kind: t64 for the __kernel_timespec of the
- * i386 time64 calls (stored back whole, as the kernel does). */
-static int get_ts(struct cpu *c, uint64_t addr, bool t64, struct timespec *out)
+int ia32_get_ts(struct cpu *c, uint64_t addr, bool t64, struct timespec *out)
 {
     return t64 ? ia32_get_timespec64(c, addr, out) : ia32_get_timespec(c, addr, out);
 }
 
-static int put_ts(struct cpu *c, uint64_t addr, bool t64, const struct timespec *ts)
+int ia32_put_ts(struct cpu *c, uint64_t addr, bool t64, const struct timespec *ts)
 {
     return t64 ? copy_to_guest(c, addr, ts, sizeof(*ts)) : ia32_put_timespec(c, addr, ts);
 }
@@ -96,7 +94,7 @@ static int put_ts(struct cpu *c, uint64_t addr, bool t64, const struct timespec 
 static int get_timespecs(struct cpu *c, uint64_t addr, bool t64, struct timespec *out, int n)
 {
     for (int i = 0; i < n; i++)
-        if (get_ts(c, addr + (t64 ? 16 : 8) * (uint64_t)i, t64, &out[i]))
+        if (ia32_get_ts(c, addr + (t64 ? 16 : 8) * (uint64_t)i, t64, &out[i]))
             return -EFAULT;
     return 0;
 }
@@ -187,7 +185,7 @@ int64_t sys_clock_getres_ia32(struct cpu *c, const uint64_t a[6])
 static int64_t clock_settime32(struct cpu *c, const uint64_t a[6], bool t64)
 {
     struct timespec ts;
-    const void *p = get_ts(c, a[1], t64, &ts) ? HOST_FAULT_ADDR : &ts;
+    const void *p = ia32_get_ts(c, a[1], t64, &ts) ? HOST_FAULT_ADDR : &ts;
     return host_ret(syscall(SYS_clock_settime, (clockid_t)a[0], p));
 }
 
@@ -207,7 +205,7 @@ int64_t sys_clock_settime64_ia32(struct cpu *c, const uint64_t a[6])
  * short, and the sleep is not restarted. */
 static int64_t sleep_left(struct cpu *c, uint64_t rem, bool t64, const struct timespec *left)
 {
-    if (rem && put_ts(c, rem, t64, left) != 0)
+    if (rem && ia32_put_ts(c, rem, t64, left) != 0)
         return -EFAULT;
     return -EINTR;
 }
@@ -227,7 +225,7 @@ int64_t sys_nanosleep_ia32(struct cpu *c, const uint64_t a[6])
 static int64_t clock_nanosleep32(struct cpu *c, const uint64_t a[6], bool t64)
 {
     struct timespec req, left;
-    const void *p = get_ts(c, a[2], t64, &req) ? HOST_FAULT_ADDR : &req;
+    const void *p = ia32_get_ts(c, a[2], t64, &req) ? HOST_FAULT_ADDR : &req;
     if (syscall(SYS_clock_nanosleep, (clockid_t)a[0], (int)a[1], p, &left) == 0)
         return 0;
     if (errno == EINTR && !(a[1] & TIMER_ABSTIME))
