@@ -166,12 +166,15 @@ int main(void)
 {
     long page = sysconf(_SC_PAGESIZE);
     /* At a fixed address, so the patterns' values (also seen as ints, modes
-     * and flags) are the same natively and under elfemu: 4 GiB, or 768 MiB
-     * for ia32 (free in both the native and elfemu's 32-bit layout). */
+     * and flags) are the same natively and under elfemu: 5.75 GiB, or 768 MiB
+     * for ia32 (free in both the native and elfemu's 32-bit layout).  Their
+     * low 32 bits, taken as a pid, must be above any pid_max (2^22): at 4 GiB
+     * "ro" was pid 8200, so sched_rr_get_interval(ro) said EFAULT or ESRCH
+     * depending on whether some process of the machine had that pid. */
 #ifdef __i386__
     void *at = (void *)0x30000000;
 #else
-    void *at = (void *)0x100000000;
+    void *at = (void *)0x170000000;
 #endif
     char *none = mmap(at, (size_t)page * 3, PROT_NONE,
                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
