@@ -87,6 +87,7 @@ void elfemu_destroy(elfemu *vm)
         return;
     hooks_forget(vm);
     if (vm->loaded) {
+        sig_release(&vm->cpu);
         cpu_destroy(&vm->cpu);
         mm_space_destroy(&vm->mm);
     }
@@ -102,6 +103,7 @@ int elfemu_load(elfemu *vm, const char *path, char *const argv[], char *const en
     if (!err)
         err = &scratch;
     if (vm->loaded) {
+        sig_release(&vm->cpu);
         cpu_destroy(&vm->cpu);
         mm_space_destroy(&vm->mm);
         vm->loaded = false;

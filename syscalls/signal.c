@@ -295,6 +295,18 @@ void sig_thread_start(struct cpu *child, struct cpu *parent)
     sig_set_mask(child, parent->sig_blocked);
 }
 
+/* elfemu_destroy() and a reload: the VM's thread state goes; a host signal
+ * on this thread then reaches no guest (host_handler drops it). */
+void sig_release(struct cpu *c)
+{
+    uint64_t old = host_block_all();
+    if (self == c)
+        self = NULL;
+    free(c->sigt);
+    c->sigt = NULL;
+    host_setmask(old);
+}
+
 void sig_thread_exit(struct cpu *c)
 {
     host_block_all(); /* process-directed signals go to the other threads */

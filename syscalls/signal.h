@@ -49,6 +49,7 @@ struct sig_thread {
 void sig_init(struct cpu *c);                               /* VM start, main thread */
 void sig_thread_start(struct cpu *child, struct cpu *parent); /* on the new host thread */
 void sig_thread_exit(struct cpu *c);                         /* before a guest thread ends */
+void sig_release(struct cpu *c);                             /* the VM goes (elfemu_destroy) */
 void sig_prepare_exec(struct cpu *c);                        /* right before the host execve */
 void sig_exec_failed(struct cpu *c);                         /* it returned */
 /* Around a host fork: sig_fork_prepare() holds host signals back so that
