@@ -106,8 +106,8 @@ struct cpu {
     uint8_t ftop;           /* TOP, 0..7 */
     uint8_t ftag;           /* bit i set: physical register i is empty */
     uint16_t fop;           /* last opcode */
-    bool x87_live;          /* the host's x87 runs under the guest's control word, its
-                               exception flags a subset of fsw's (cpu/x87_host.h) */
+    bool x87_live;          /* the x87 state above lives in the host's x87 and the
+                               fields are stale (cpu/x87_host.h) */
     uint16_t x87_host_cw;   /* the host's own control word while x87_live */
     uint64_t fip, fdp;      /* last instruction and data pointers */
 

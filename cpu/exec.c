@@ -165,10 +165,9 @@ static void run_guarded(struct cpu *c, void (*body)(struct cpu *c))
         mm_fault_disarm();
         /* A fault may have unwound a holder of the space's lock. */
         mm_lock_release_all(c->mm);
-        /* A host fault's handler ran with a fresh FPU state, which the
-         * longjmp left behind. */
-        if (why == 1)
-            cpu_x87_lost(c);
+        /* The handler put the interrupted FPU state back (mm/fault.c); a
+         * signal frame needs the x87 state in struct cpu. */
+        cpu_x87_release(c);
         if (UNLIKELY(cpu_hooks_enabled()))
             cpu_hook_fault(c); /* the faulting instruction wrote nothing */
         if (why == 1) {
@@ -225,8 +224,10 @@ static void run_blocks(struct cpu *c)
                 cpu_cache_attend(c);
                 prev = NULL;
             }
-            if (c->attention & CPU_ATTN_SIGNAL)
+            if (c->attention & CPU_ATTN_SIGNAL) {
+                cpu_x87_release(c); /* a signal frame holds the x87 state */
                 sig_deliver(c);
+            }
             if ((c->attention & CPU_ATTN_STOP) && c->stop == CPU_RUNNING) {
                 __atomic_fetch_and(&c->attention, ~CPU_ATTN_STOP, __ATOMIC_ACQ_REL);
                 c->stop = CPU_STOPPED;

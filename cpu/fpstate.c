@@ -46,10 +46,10 @@ void cpu_fxrstor_image(struct cpu *c, const uint8_t *in)
     memcpy(&c->fdp, in + 16, 8);
     memcpy(&c->mxcsr, in + 24, 4);
     c->mxcsr_live = false;
+    /* Byte copies: the emulator does no x87 loads of its own. */
     for (int i = 0; i < 8; i++) {
-        long double v = 0;
-        memcpy(&v, in + 32 + 16 * i, 10);
-        c->fpr[(c->ftop + i) & 7] = v;
+        memset(&c->fpr[(c->ftop + i) & 7], 0, sizeof(long double));
+        memcpy(&c->fpr[(c->ftop + i) & 7], in + 32 + 16 * i, 10);
     }
     for (int i = 0; i < 16; i++)
         memcpy(&c->xmm[i], in + 160 + 16 * i, 16);

@@ -8,6 +8,7 @@
 #include "cpu/decode.h"
 #include "cpu/flags.h"
 #include "cpu/mem.h"
+#include "cpu/x87_host.h"
 
 /* SYSCALL: rcx <- next rip, r11 <- rflags (SDM vol. 2B, SYSCALL); the
  * kernel returns with both clobbered that way.  A host signal queued for
@@ -21,6 +22,7 @@ static void op_syscall(struct cpu *c, const struct op *op)
     c->rip += op->len;
     c->r[R_CX] = c->rip;
     c->r[R_11] = cpu_flags(c);
+    cpu_x87_release(c); /* the call runs on the host's own x87 */
     sys_dispatch_64(c);
 }
 
@@ -30,6 +32,7 @@ static void op_int80(struct cpu *c, const struct op *op)
     if (UNLIKELY(c->attention & CPU_ATTN_SIGNAL))
         return;
     c->rip += op->len;
+    cpu_x87_release(c); /* the call runs on the host's own x87 */
     sys_dispatch_32(c);
 }
 
@@ -51,6 +54,7 @@ static void op_sysenter(struct cpu *c, const struct op *op)
     c->rip += op->len;
     if (load8(c, c->rip) == 0xcd && load8(c, c->rip + 1) == 0x80)
         c->rip += 2;
+    cpu_x87_release(c); /* the call runs on the host's own x87 */
     sys_dispatch_32(c);
 }
 

@@ -39,7 +39,7 @@ static inline bool f80_isnan(const long double *v)
  * ccmask: the condition codes the host's answer gives (CC_PREM: FPREM's);
  * fcomi: the result goes to ZF/PF/CF. */
 static AI void x87_binary(struct cpu *c, const struct op *op, void (*k)(struct x87_io *),
-                          void (*k_live)(struct x87_io *), unsigned msize, int dest,
+                          unsigned msize, int dest,
                           unsigned npop, unsigned ccmask, bool fcomi)
 {
     struct x87_io io;
@@ -77,15 +77,9 @@ static AI void x87_binary(struct cpu *c, const struct op *op, void (*k)(struct x
         NEXT(c, op);
         return;
     }
-    io.pa = &c->fpr[p0];
-    io.pb = &c->fpr[pi];
-    io.pr = &c->fpr[pd];
-    /* A live host runs the fixed kernel: every exception is masked, so the
-     * instruction completes, pops what its encoding says, and its result
-     * is already in place. */
-    bool live = x87_run(c, &io, k, k_live);
-    int pops = live ? (int)npop : -x87_host_delta(&io);
-    if (!live && dest != D_NONE && dest >= pops)
+    x87_run(c, &io, k, &c->fpr[p0], &c->fpr[pi]);
+    int pops = -x87_host_delta(&io);
+    if (dest != D_NONE && dest >= pops)
         f80_copy(&c->fpr[pd], &io.r[dest - pops]);
     /* Even an unmasked invalid operation sets ZF PF CF ("unordered") on
      * the host. */
@@ -95,7 +89,7 @@ static AI void x87_binary(struct cpu *c, const struct op *op, void (*k)(struct x
      * compute a remainder; when the result is a NaN or an unmasked
      * exception stopped them, the host leaves C0 and C3 alone. */
     if (ccmask == CC_PREM)
-        ccmask = f80_isnan(live ? &c->fpr[pd] : &io.r[0]) || (io.sw & ~c->fcw & (FSW_IE | FSW_DE | FSW_ZE))
+        ccmask = f80_isnan(&io.r[0]) || (io.sw & ~c->fcw & (FSW_IE | FSW_DE | FSW_ZE))
                      ? FSW_C1 | FSW_C2 : FSW_CC;
     x87_flags(c, io.sw, ccmask);
     while (pops-- > 0)
@@ -106,7 +100,7 @@ static AI void x87_binary(struct cpu *c, const struct op *op, void (*k)(struct x
 /* FSINCOS, FPTAN, FXTRACT: ST(0) is replaced and a second result pushed
  * (unless the operand is out of range or an unmasked exception stops it). */
 static AI void x87_replace_push(struct cpu *c, const struct op *op, void (*k)(struct x87_io *),
-                                void (*k_live)(struct x87_io *), unsigned ccmask)
+                                unsigned ccmask)
 {
     struct x87_io io;
     x87_wait(c);
@@ -127,13 +121,7 @@ static AI void x87_replace_push(struct cpu *c, const struct op *op, void (*k)(st
         NEXT(c, op);
         return;
     }
-    f80_copy(&io.a, &c->fpr[p0]);
-    if (x87_live(c)) {
-        k_live(&io);
-    } else {
-        io.cw = c->fcw;
-        k(&io);
-    }
+    x87_run(c, &io, k, &c->fpr[p0], &c->fpr[p0]);
     if (x87_host_delta(&io) == 1) {
         f80_copy(&c->fpr[p0], &io.r[1]);
         x87_push(c, &io.r[0]);
@@ -146,7 +134,7 @@ static AI void x87_replace_push(struct cpu *c, const struct op *op, void (*k)(st
 
 /* FXAM classifies an empty register too, without an exception: C3 C2 C0 =
  * 1 0 1, C1 the sign bit of what the register holds. */
-X87_KERNEL_FIXED(k_fxam, 1, "fxam", X87_UNLOAD_D)
+X87_KERNEL(k_fxam, X87_LOAD1, "fxam")
 static void op_fxam(struct cpu *c, const struct op *op)
 {
     x87_wait(c);
@@ -157,61 +145,46 @@ static void op_fxam(struct cpu *c, const struct op *op)
         x87_set_fsw(c, (c->fsw & ~FSW_CC) | cc);
     } else {
         struct x87_io io;
-        io.pa = io.pb = &c->fpr[p0];
-        x87_run(c, &io, k_fxam, k_fxam_live);
+        x87_run(c, &io, k_fxam, &c->fpr[p0], &c->fpr[p0]);
         x87_flags(c, io.sw, FSW_CC);
     }
     NEXT(c, op);
 }
 
 /* ------------------------------------------------------------ handlers */
-/* What the fixed live kernels leave on the host stack (X87_UNLOAD_*), by
- * the operands loaded (2: ST(0) and ST(i); 1: ST(0)), the destination and
- * the pops: the result is kept, the rest dropped. */
-#define UNL2_D_ST0_0 X87_UNLOAD_RD
-#define UNL2_D_STI_0 X87_UNLOAD_DR
-#define UNL2_D_STI_1 X87_UNLOAD_R
-#define UNL2_D_NONE_0 X87_UNLOAD_DD
-#define UNL2_D_NONE_1 X87_UNLOAD_D
-#define UNL2_D_NONE_2 X87_UNLOAD_0
-#define UNL1_D_ST0_0 X87_UNLOAD_R
-#define UNL1_D_NONE_0 X87_UNLOAD_D
-#define UNL1_D_NONE_1 X87_UNLOAD_0
-
 /* Register forms: OPC is the instruction with ST(1) in its ModRM. */
 #define REG(name, b0, b1, dest, npop, ccmask, fcomi)                                    \
-    X87_KERNEL_FIXED(k_##name, 2, ".byte " #b0 ", " #b1, UNL2_##dest##_##npop)  \
+    X87_KERNEL(k_##name, X87_LOAD2, ".byte " #b0 ", " #b1)                              \
     static void op_##name(struct cpu *c, const struct op *op)                           \
     {                                                                                   \
-        x87_binary(c, op, k_##name, k_##name##_live, 0, dest, npop, ccmask, fcomi);     \
+        x87_binary(c, op, k_##name, 0, dest, npop, ccmask, fcomi);                      \
     }
 /* Memory forms. */
 #define MEM(name, insn, msize, dest, npop, ccmask)                                      \
-    X87_KERNEL_FIXED(k_##name, 1, insn " %[m]", UNL1_##dest##_##npop)          \
+    X87_KERNEL(k_##name, X87_LOAD1, insn " %[m]")                                       \
     static void op_##name(struct cpu *c, const struct op *op)                           \
     {                                                                                   \
-        x87_binary(c, op, k_##name, k_##name##_live, msize, dest, npop, ccmask, false); \
+        x87_binary(c, op, k_##name, msize, dest, npop, ccmask, false);                  \
     }
 /* ST(0) alone (op->x1 = 0) or ST(0) with ST(1) (op->x1 = 1), D9 E0..FF. */
 #define UN1(name, b1, dest, npop, ccmask)                                               \
-    X87_KERNEL_FIXED(k_##name, 1, ".byte 0xd9, " #b1, UNL1_##dest##_##npop)    \
+    X87_KERNEL(k_##name, X87_LOAD1, ".byte 0xd9, " #b1)                                 \
     static void op_##name(struct cpu *c, const struct op *op)                           \
     {                                                                                   \
-        x87_binary(c, op, k_##name, k_##name##_live, 0, dest, npop, ccmask, false);     \
+        x87_binary(c, op, k_##name, 0, dest, npop, ccmask, false);                      \
     }
 #define UN2(name, b1, dest, npop, ccmask)                                               \
-    X87_KERNEL_FIXED(k_##name, 2, ".byte 0xd9, " #b1, UNL2_##dest##_##npop)    \
+    X87_KERNEL(k_##name, X87_LOAD2, ".byte 0xd9, " #b1)                                 \
     static void op_##name(struct cpu *c, const struct op *op)                           \
     {                                                                                   \
-        x87_binary(c, op, k_##name, k_##name##_live, 0, dest, npop, ccmask, false);     \
+        x87_binary(c, op, k_##name, 0, dest, npop, ccmask, false);                      \
     }
-/* FSINCOS, FPTAN, FXTRACT push or not (an operand out of range): the
- * generic kernels. */
+/* FSINCOS, FPTAN, FXTRACT push or not (an operand out of range). */
 #define PUSHOP(name, b1, ccmask)                                                        \
     X87_KERNEL(k_##name, X87_LOAD1, ".byte 0xd9, " #b1)                                 \
     static void op_##name(struct cpu *c, const struct op *op)                           \
     {                                                                                   \
-        x87_replace_push(c, op, k_##name, k_##name##_live, ccmask);                     \
+        x87_replace_push(c, op, k_##name, ccmask);                                      \
     }
 
 #define C1 FSW_C1
@@ -252,10 +225,10 @@ REG(fucom, 0xdd, 0xe1, D_NONE, 0, CC, false)
 REG(fucomp, 0xdd, 0xe9, D_NONE, 1, CC, false)
 #define FCOMI_BODY(b0, b1) ".byte " #b0 ", " #b1 "\n\tsetz " X87_F(zf) "\n\tsetp " X87_F(pf) "\n\tsetc " X87_F(cf)
 #define REGI(name, b0, b1, npop)                                                        \
-    X87_KERNEL_FIXED(k_##name, 2, FCOMI_BODY(b0, b1), UNL2_D_NONE_##npop)       \
+    X87_KERNEL(k_##name, X87_LOAD2, FCOMI_BODY(b0, b1))                                 \
     static void op_##name(struct cpu *c, const struct op *op)                           \
     {                                                                                   \
-        x87_binary(c, op, k_##name, k_##name##_live, 0, D_NONE, npop, 0, true);         \
+        x87_binary(c, op, k_##name, 0, D_NONE, npop, 0, true);                          \
     }
 REGI(fucomi, 0xdb, 0xe9, 0)
 REGI(fcomi, 0xdb, 0xf1, 0)

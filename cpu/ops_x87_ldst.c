@@ -52,33 +52,27 @@ static inline bool push_ok(struct cpu *c)
 
 /* ------------------------------------------------------------ loads */
 static AI void x87_load(struct cpu *c, const struct op *op, void (*k)(struct x87_io *),
-                        void (*k_live)(struct x87_io *), unsigned msize)
+                        unsigned msize)
 {
     struct x87_io io;
     x87_wait(c);
     if (msize)
         load_bytes(c, op_ea(c, op), &io.m, msize);
     if (push_ok(c)) {
-        /* A live host (every exception masked) always pushes, straight
-         * into the new ST(0). */
-        unsigned pn = (c->ftop - 1) & 7u;
-        io.pa = io.pb = io.pr = &c->fpr[pn];
-        if (x87_run(c, &io, k, k_live)) {
-            c->ftop = (uint8_t)pn;
-            c->ftag &= (uint8_t)~(1u << pn);
-        } else if (x87_host_delta(&io) == 1) {
+        const long double *none = &c->fpr[c->ftop]; /* no input: any register */
+        x87_run(c, &io, k, none, none);
+        if (x87_host_delta(&io) == 1)
             x87_push(c, &io.r[0]);
-        }
         x87_flags(c, io.sw, FSW_C1);
     }
     NEXT(c, op);
 }
 
 #define LOADOP(name, insn, msize)                                                       \
-    X87_KERNEL_FIXED(k_##name, 0, insn, X87_UNLOAD_R)                           \
+    X87_KERNEL(k_##name, X87_LOAD0, insn)                                               \
     static void op_##name(struct cpu *c, const struct op *op)                           \
     {                                                                                   \
-        x87_load(c, op, k_##name, k_##name##_live, msize);                              \
+        x87_load(c, op, k_##name, msize);                                               \
     }
 LOADOP(fld_m32, "flds %[m]", 4)
 LOADOP(fld_m64, "fldl %[m]", 8)
@@ -151,8 +145,7 @@ static void store_underflow(struct cpu *c, uint64_t a, const void *indef, unsign
 }
 
 static AI void x87_store(struct cpu *c, const struct op *op, void (*k)(struct x87_io *),
-                         void (*k_live)(struct x87_io *), unsigned msize, bool pop,
-                         const void *indef)
+                         unsigned msize, bool pop, const void *indef)
 {
     struct x87_io io;
     x87_wait(c);
@@ -161,10 +154,8 @@ static AI void x87_store(struct cpu *c, const struct op *op, void (*k)(struct x8
     if (UNLIKELY(x87_empty_phys(c, p0))) {
         store_underflow(c, a, indef, msize, pop);
     } else {
-        io.pa = io.pb = &c->fpr[p0];
-        /* A live host (every exception masked) always stores and pops. */
-        bool live = x87_run(c, &io, k, k_live);
-        bool stored = live || x87_host_delta(&io) == -1;
+        x87_run(c, &io, k, &c->fpr[p0], &c->fpr[p0]);
+        bool stored = x87_host_delta(&io) == -1;
         if (stored)
             store_bytes(c, a, &io.m, msize);
         x87_flags(c, io.sw, FSW_C1);
@@ -174,16 +165,16 @@ static AI void x87_store(struct cpu *c, const struct op *op, void (*k)(struct x8
     NEXT(c, op);
 }
 
-#define STOREK(name, insn) X87_KERNEL_FIXED(k_##name, 1, insn " %[m]", X87_UNLOAD_0)
+#define STOREK(name, insn) X87_KERNEL(k_##name, X87_LOAD1, insn " %[m]")
 #define STORE(name, msize, indef)                                                       \
     static void op_##name(struct cpu *c, const struct op *op)                           \
     {                                                                                   \
-        x87_store(c, op, k_##name, k_##name##_live, msize, false, indef);               \
+        x87_store(c, op, k_##name, msize, false, indef);                                \
     }
 #define STOREP(name, msize, indef)                                                      \
     static void op_##name##p(struct cpu *c, const struct op *op)                        \
     {                                                                                   \
-        x87_store(c, op, k_##name, k_##name##_live, msize, true, indef);                \
+        x87_store(c, op, k_##name, msize, true, indef);                                 \
     }
 STOREK(fst_m32, "fstps") STORE(fst_m32, 4, indef_f32) STOREP(fst_m32, 4, indef_f32)
 STOREK(fst_m64, "fstpl") STORE(fst_m64, 8, indef_f64) STOREP(fst_m64, 8, indef_f64)

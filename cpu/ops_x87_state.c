@@ -40,20 +40,10 @@ static inline void x87_set_fcw(struct cpu *c, unsigned v)
     x87_set_fsw(c, c->fsw); /* new masks: ES and B follow */
 }
 
-/* Programs switch the rounding mode around every float-to-integer
- * conversion: a live host that stays live (every exception still masked)
- * just loads the new control word. */
 static void op_fldcw(struct cpu *c, const struct op *op)
 {
     x87_wait(c);
-    unsigned v = load16(c, op_ea(c, op));
-    if (c->x87_live && (v & X87_MASKS) == X87_MASKS) {
-        c->fcw = (uint16_t)((v & FCW_WRITABLE) | FCW_FIXED);
-        __asm__ volatile("fldcw %0" : : "m"(c->fcw));
-        NEXT(c, op);
-        return;
-    }
-    x87_set_fcw(c, v);
+    x87_set_fcw(c, load16(c, op_ea(c, op)));
     NEXT(c, op);
 }
 

@@ -15,6 +15,7 @@
 
 #include "cpu/decode.h"
 #include "cpu/mem.h"
+#include "cpu/x87_host.h"
 
 #define MXCSR_FLAGS 0x3fu    /* IE DE ZE OE UE PE */
 #define MXCSR_MASKS 0x1f80u  /* IM DM ZM OM UM PM */
@@ -115,9 +116,11 @@ static inline void sse_check_align16(struct cpu *c, uint64_t a)
         cpu_fault(c, SIGSEGV, 0x80 /* SI_KERNEL */, 0);
 }
 
-/* The MMX register i: the 64-bit mantissa of x87 physical register i. */
+/* The MMX register i: the 64-bit mantissa of x87 physical register i
+ * (in struct cpu: a live x87 state is released first, cpu/x87_host.h). */
 static inline uint64_t *mmx_reg(struct cpu *c, unsigned i)
 {
+    cpu_x87_release(c);
     return (uint64_t *)&c->fpr[i & 7];
 }
 
@@ -128,6 +131,7 @@ static inline uint64_t *mmx_reg(struct cpu *c, unsigned i)
 __attribute__((noreturn, cold)) void mmx_fault_pending(struct cpu *c, unsigned err);
 static inline void mmx_check_pending(struct cpu *c)
 {
+    cpu_x87_release(c);
     unsigned err = c->fsw & ~c->fcw & 0x3fu;
     if (UNLIKELY(err))
         mmx_fault_pending(c, err);
@@ -137,6 +141,7 @@ static inline void mmx_check_pending(struct cpu *c)
  * 9.5.1).  (EMMS also sets TOP to 0, then marks every register empty.) */
 static inline void mmx_enter(struct cpu *c)
 {
+    cpu_x87_release(c);
     c->ftop = 0;
     c->ftag = 0;
 }

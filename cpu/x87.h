@@ -1,6 +1,12 @@
 /* Shared by the x87 family files (cpu/ops_x87*.c): the stack model, the
  * status word, and running x87 instructions on the host.
  *
+ * While the guest keeps every exception masked, its x87 state lives in the
+ * host's x87 and each instruction is executed there as it is
+ * (cpu/x87_host.h, cpu/ops_x87_live.c).  Everything in this file is for
+ * the rest: the exact handlers, which work on the state in struct cpu and
+ * run when the guest has an exception unmasked.
+ *
  * State (struct cpu): fpr[8] are the PHYSICAL registers R0..R7 as 80-bit
  * values, ftop is TOP, ftag has bit i set when Ri is empty, fsw is the
  * status word without TOP, fcw the control word.  ST(i) = R[(TOP + i) & 7].
@@ -12,14 +18,10 @@
  * for the guest's ST(i)), and reads back the host stack and status word.
  * The host's response to an exception -- masked default result or, for an
  * unmasked one, a register left unchanged, a scaled overflow result, no
- * pop, no store -- is therefore the hardware's.  The exact kernel clears
- * the host's exception flags before any further waiting instruction (so
- * the host never takes #MF), restores the host's control word, and empties
- * the host stack whatever the instruction left on it.  While the guest
- * keeps every exception masked, the host stays "live" between
- * instructions (cpu/x87_host.h): its control word is the guest's, its
- * flags accumulate, and the live kernels only load, execute, read the
- * status word and unload.
+ * pop, no store -- is therefore the hardware's.  The kernel clears the
+ * host's exception flags before any further waiting instruction (so the
+ * host never takes #MF), restores the host's control word, and empties
+ * the host stack whatever the instruction left on it.
  *
  * What the host cannot see is the guest's stack: TOP, tags, and stack
  * overflow/underflow (SDM vol. 1, 8.5.1.1) are handled here in C.
@@ -160,10 +162,6 @@ static inline void x87_wait(struct cpu *c)
 
 /* ------------------------------------------------------------ host kernels */
 struct x87_io {
-    /* For the fixed live kernels: the guest registers themselves (no copies:
-     * an 80-bit store read back as 16 bytes would stall store forwarding). */
-    const long double *pa, *pb; /* host ST(0) and ST(1) come from here */
-    long double *pr;            /* the result goes here */
     long double a, b;     /* inputs: host ST(0) = a, ST(1) = b, when loaded */
     long double r[2];     /* outputs: what is on the host stack afterwards, top first */
     union {
@@ -193,24 +191,23 @@ struct x87_io {
     X87_IF_EMPTY_DONE "fstpt " X87_F(r0) "\n\t" X87_IF_EMPTY_DONE                      \
                       "fstpt " X87_F(r1) "\n\t" X87_IF_EMPTY_DONE "fstp %%st(0)\n"      \
                       "1:"
-/* What a kernel whose stack effect is known leaves: n entries, stored
- * top first into r[0], r[1] (R) or dropped (D). */
-#define X87_PR "mov " X87_F(pr) ", %%rax\n\tfstpt (%%rax)\n\t"
-#define X87_UNLOAD_0 ""
-#define X87_UNLOAD_R X87_PR
-#define X87_UNLOAD_D "fstp %%st(0)\n\t"
-#define X87_UNLOAD_RD X87_PR "fstp %%st(0)\n\t"
-#define X87_UNLOAD_DR "fstp %%st(0)\n\t" X87_PR
-#define X87_UNLOAD_DD "fstp %%st(0)\n\tfstp %%st(0)\n\t"
-/* The inputs of the fixed live kernels, through io->pa and io->pb. */
-#define X87_PTR_LOAD0 ""
-#define X87_PTR_LOAD1 "mov " X87_F(pa) ", %%rax\n\tfldt (%%rax)\n\t"
-#define X87_PTR_LOAD2 "mov " X87_F(pb) ", %%rax\n\tfldt (%%rax)\n\t" X87_PTR_LOAD1
 
-#define X87_ASM(name, TEXT)                                                             \
+/* The kernel `name`: load the inputs (LOADS: X87_LOAD0..2), run INSN (AT&T
+ * text; %[m] is the memory operand) under io->cw with the host's flags
+ * cleared before and after, collect the status word and the stack,
+ * restore the host's control word. */
+#define X87_KERNEL(name, LOADS, INSN)                                                   \
     static inline void name(struct x87_io *io)                                          \
     {                                                                                   \
-        __asm__ volatile(TEXT                                                           \
+        __asm__ volatile("fnstcw " X87_F(save) "\n\t"                                   \
+                         "fnclex\n\t"                                                   \
+                         "fnstsw %%ax\n\t"                                              \
+                         "mov %%ax, %%dx\n\t"                                           \
+                         "fldcw " X87_F(cw) "\n\t" LOADS                                \
+                         "fnstsw " X87_F(sw0) "\n\t" INSN "\n\t"                        \
+                         "fnstsw " X87_F(sw) "\n\t"                                     \
+                         "fnclex\n\t"                                                   \
+                         "fldcw " X87_F(save) "\n\t" X87_UNLOAD_ANY                     \
                          : [m] "+m"(io->m)                                              \
                          : [p] "r"(io), [o_a] "i"(offsetof(struct x87_io, a)),          \
                            [o_b] "i"(offsetof(struct x87_io, b)),                       \
@@ -222,65 +219,23 @@ struct x87_io {
                            [o_sw] "i"(offsetof(struct x87_io, sw)),                     \
                            [o_zf] "i"(offsetof(struct x87_io, zf)),                     \
                            [o_pf] "i"(offsetof(struct x87_io, pf)),                     \
-                           [o_cf] "i"(offsetof(struct x87_io, cf)),                     \
-                           [o_pa] "i"(offsetof(struct x87_io, pa)),                     \
-                           [o_pb] "i"(offsetof(struct x87_io, pb)),                     \
-                           [o_pr] "i"(offsetof(struct x87_io, pr))                      \
+                           [o_cf] "i"(offsetof(struct x87_io, cf))                      \
                          : "ax", "dx", "cc", "memory", "st", "st(1)", "st(2)", "st(3)",  \
                            "st(4)", "st(5)", "st(6)", "st(7)");                         \
     }
 
-/* The exact kernel `name`: load the inputs, run INSN (AT&T text; %[m] is
- * the memory operand) under io->cw with the host's flags cleared before
- * and after, collect the status word and the stack, restore the host's
- * control word.  For guests with an unmasked exception (cpu/x87_host.h). */
-#define X87_EXACT(name, LOADS, INSN)                                                    \
-    X87_ASM(name, "fnstcw " X87_F(save) "\n\t"                                          \
-                  "fnclex\n\t"                                                          \
-                  "fnstsw %%ax\n\t"                                                     \
-                  "mov %%ax, %%dx\n\t"                                                  \
-                  "fldcw " X87_F(cw) "\n\t" LOADS                                       \
-                  "fnstsw " X87_F(sw0) "\n\t" INSN "\n\t"                               \
-                  "fnstsw " X87_F(sw) "\n\t"                                            \
-                  "fnclex\n\t"                                                          \
-                  "fldcw " X87_F(save) "\n\t" X87_UNLOAD_ANY)
-
-/* Define kernels `name` (exact) and `name##_live` (for a live host: no
- * control word or flag clearing; sw0 and sw give the stack effect). */
-#define X87_KERNEL(name, LOADS, INSN)                                                   \
-    X87_EXACT(name, LOADS, INSN)                                                        \
-    X87_ASM(name##_live, "fnstsw %%ax\n\t"                                              \
-                         "mov %%ax, %%dx\n\t" LOADS                                     \
-                         "fnstsw " X87_F(sw0) "\n\t" INSN "\n\t"                        \
-                         "fnstsw " X87_F(sw) "\n\t" X87_UNLOAD_ANY)
-
-/* The same for an instruction whose stack effect is fixed while every
- * exception is masked (it always completes, pops and pushes included),
- * with NLOAD (0, 1, 2) inputs: the exact kernel is as above; the live one
- * loads from io->pa (and io->pb), unloads as UNLOAD says (X87_UNLOAD_*:
- * the result straight into io->pr) and leaves sw0 unset; the caller knows
- * the stack effect. */
-#define X87_KERNEL_FIXED(name, NLOAD, INSN, UNLOAD)                                     \
-    X87_EXACT(name, X87_LOAD##NLOAD, INSN)                                              \
-    X87_ASM(name##_live, X87_PTR_LOAD##NLOAD INSN "\n\tfnstsw " X87_F(sw) "\n\t" UNLOAD)
-
-/* Run a fixed kernel (io->pa, pb, pr set): the live one when the host is
- * live for c -- the result is then in *io->pr and the stack effect is the
- * fixed one -- else the exact one under the guest's control word, on
- * copies of the inputs, its results in io->r[] (returns false). */
-static inline __attribute__((always_inline)) bool x87_run(struct cpu *c, struct x87_io *io,
+/* Run kernel k on inputs a and b (the guest registers; copied, so that the
+ * kernel's fldt never reads a value a store has just half-written) under
+ * the guest's control word. */
+static inline __attribute__((always_inline)) void x87_run(struct cpu *c, struct x87_io *io,
                                                           void (*k)(struct x87_io *),
-                                                          void (*k_live)(struct x87_io *))
+                                                          const long double *a,
+                                                          const long double *b)
 {
-    if (x87_live(c)) {
-        k_live(io);
-        return true;
-    }
-    f80_copy(&io->a, io->pa);
-    f80_copy(&io->b, io->pb);
+    f80_copy(&io->a, a);
+    f80_copy(&io->b, b);
     io->cw = c->fcw;
     k(io);
-    return false;
 }
 
 /* The host instruction's effect on its stack: +1 pushed, -1/-2 popped. */
@@ -298,6 +253,9 @@ bool x87_dec_ldst(struct decoder *d, unsigned opc, unsigned mod, unsigned reg, u
 bool x87_dec_state(struct decoder *d, unsigned opc, unsigned mod, unsigned reg, unsigned rm);
 /* FXSAVE/FXRSTOR, XSAVE*, XRSTOR, XGETBV (cpu/ops_x87_xsave.c). */
 bool x87_dec_xsave(struct decoder *d);
+/* Give the decoded op its live handler, its exact one kept in op->imm
+ * (cpu/ops_x87_live.c). */
+void x87_dec_live(struct decoder *d);
 /* The memory operand of the instruction, if it has one. */
 bool x87_dec_mem(struct decoder *d);
 

@@ -70,10 +70,10 @@ static void fault_handler(int sig, siginfo_t *si, void *uc_)
         armed.out->host_signo = sig;
         armed.out->err = (uint64_t)uc->uc_mcontext.gregs[REG_ERR];
         /* The handler runs with a fresh FPU state and siglongjmp does not
-         * restore the interrupted one: put MXCSR back (the guest's SSE
-         * flags may live there, cpu/sse.h). */
+         * restore the interrupted one: put it back (the guest's x87 state
+         * and SSE flags may live there, cpu/x87_host.h and cpu/sse.h). */
         if (uc->uc_mcontext.fpregs)
-            __builtin_ia32_ldmxcsr(uc->uc_mcontext.fpregs->mxcsr);
+            __asm__ volatile("fxrstor64 %0" : : "m"(*uc->uc_mcontext.fpregs));
         siglongjmp(*armed.jmp, 1);
     }
     char addr[20], pc[20];
