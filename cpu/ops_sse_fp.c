@@ -247,6 +247,16 @@ __attribute__((cold)) uint32_t sse_exact_tiny(const struct cpu *c, __m128 r, enu
     return tiny ? MXCSR_UE : 0;
 }
 
+/* ------------------------------------------------------------ the slow path */
+__attribute__((noinline, cold)) void sse_run_slow(struct cpu *c, const struct op *op,
+                                                  sse_kernel k, __m128 s, enum sse_tiny tiny)
+{
+    __m128 d = XMM(c, op->x1);
+    SSE_RUN_STMT(c, k(&d, s), d, tiny);
+    XMM(c, op->x1) = d;
+    NEXT(c, op);
+}
+
 /* ------------------------------------------------------------ decoding */
 bool sse_dec_xm(struct decoder *d, cpu_handler rr, cpu_handler rm)
 {

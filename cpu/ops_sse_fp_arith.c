@@ -70,10 +70,8 @@ static const cpu_handler cmp_h[4][8][2] = {
                                    __m128 s)                                            \
     {                                                                                   \
         bool zf, pf, cf;                                                                \
-        uint32_t host = sse_enter_fast(c);                                                   \
-        __asm__ volatile(#insn " %4, %3" : "=@ccz"(zf), "=@ccp"(pf), "=@ccc"(cf)        \
-                         : "x"(d), "x"(s));                                             \
-        sse_commit_flags(c, sse_leave_fast(host));                                           \
+        SSE_EXEC(c, __asm__ volatile(#insn " %4, %3" : "=@ccz"(zf), "=@ccp"(pf),        \
+                                     "=@ccc"(cf) : "x"(d), "x"(s)), );                  \
         cpu_set_arith(c, (zf ? FL_ZF : 0) | (pf ? FL_PF : 0) | (cf ? FL_CF : 0),        \
                       FL_ARITH);                                                        \
         NEXT(c, op);                                                              \

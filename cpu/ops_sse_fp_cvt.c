@@ -33,9 +33,7 @@ CVT_XM_LIST(GEN_CVT)
                                           int##B##_t v)                                 \
     {                                                                                   \
         __m128 d = XMM(c, op->x1);                                                      \
-        uint32_t host = sse_enter_fast(c);                                                   \
-        __asm__ volatile(#insn "%z1 %1, %0" : "+x"(d) : "r"(v));                        \
-        sse_commit_flags(c, sse_leave_fast(host));                                           \
+        SSE_EXEC(c, __asm__ volatile(#insn "%z1 %1, %0" : "+x"(d) : "r"(v)), );         \
         XMM(c, op->x1) = d;                                                             \
         NEXT(c, op);                                                              \
     }                                                                                   \
@@ -58,9 +56,7 @@ GEN_CVTSI(cvtsi2sd, 64)
                                            __m128 s)                                    \
     {                                                                                   \
         int##B##_t r;                                                                   \
-        uint32_t host = sse_enter_fast(c);                                                   \
-        __asm__ volatile(#insn " %1, %0" : "=r"(r) : "x"(s));                           \
-        sse_commit_flags(c, sse_leave_fast(host));                                           \
+        SSE_EXEC(c, __asm__ volatile(#insn " %1, %0" : "=r"(r) : "x"(s)), );            \
         set_gpr##B(c, op->r1, (uint##B##_t)r);                                          \
         NEXT(c, op);                                                              \
     }                                                                                   \

@@ -90,6 +90,24 @@ static inline uint32_t sse_leave_fast(uint32_t host)
     return host != SSE_FAST ? sse_leave(host) : 0;
 }
 
+/* Run STMT, the volatile asm statement of the guest's instruction, under
+ * the guest's MXCSR: when the host's MXCSR already is the guest's (which
+ * implies every exception masked) there is nothing else to do; else
+ * sse_enter_fast() and sse_leave_fast() around it, then CHECK (code that
+ * may add to `raised`, the flags it raised) and sse_commit_flags(). */
+#define SSE_EXEC(c, STMT, CHECK)                                                        \
+    do {                                                                                \
+        if (LIKELY((c)->mxcsr_live)) {                                                  \
+            STMT;                                                                       \
+        } else {                                                                        \
+            uint32_t host_ = sse_enter_fast(c);                                         \
+            STMT;                                                                       \
+            uint32_t raised = sse_leave_fast(host_);                                    \
+            CHECK;                                                                      \
+            sse_commit_flags(c, raised);                                                \
+        }                                                                               \
+    } while (0)
+
 /* Fold raised flags into the guest's MXCSR, or fault when one is unmasked
  * (SIGFPE with the si_code of the highest-priority exception). Call before
  * committing the result. */

@@ -50,15 +50,12 @@ uint32_t sse_exact_tiny(const struct cpu *c, __m128 r, enum sse_tiny kind, uint3
 /* `insn src, dst` (AT&T order) on the host under the guest's MXCSR; d is
  * read and written, s read.  Faults (SIGFPE) before anything is committed
  * when the guest has unmasked an exception that occurred. */
+#define SSE_RUN_STMT(c, STMT, d, tiny)                                                  \
+    SSE_EXEC(c, STMT,                                                                   \
+             if ((tiny) != SSE_TINY_NONE && UNLIKELY(!((c)->mxcsr & MXCSR_UM)))         \
+                 raised |= sse_exact_tiny(c, d, tiny, raised))
 #define SSE_RUN_T(c, insn, d, s, tiny)                                                  \
-    do {                                                                                \
-        uint32_t host_ = sse_enter_fast(c);                                                  \
-        __asm__ volatile(insn " %1, %0" : "+x"(d) : "x"(s));                            \
-        uint32_t raised_ = sse_leave_fast(host_);                                            \
-        if ((tiny) != SSE_TINY_NONE && UNLIKELY(!((c)->mxcsr & MXCSR_UM)))              \
-            raised_ |= sse_exact_tiny(c, d, tiny, raised_);                             \
-        sse_commit_flags(c, raised_);                                                   \
-    } while (0)
+    SSE_RUN_STMT(c, __asm__ volatile(insn " %1, %0" : "+x"(d) : "x"(s)), d, tiny)
 #define SSE_RUN(c, insn, d, s) SSE_RUN_T(c, insn, d, s, SSE_TINY_NONE)
 
 /* Memory sources.  Legacy SSE 16-byte operands must be aligned (the
@@ -97,28 +94,51 @@ static inline __m128 sse_src_m32(struct cpu *c, const struct op *op)
 #define SSE_SRC_Q(c, op) sse_src_m64(c, op)
 #define SSE_SRC_S(c, op) sse_src_m32(c, op)
 
+/* The instruction of an xmm, xmm/mem handler run on the host: d is read
+ * and written, s read. */
+typedef void (*sse_kernel)(__m128 *d, __m128 s);
+
+/* The rest of an xmm, xmm/mem handler when the host's MXCSR is not (yet)
+ * the guest's: kernel k on XMM x1 and s under the guest's MXCSR, its flags
+ * committed or its unmasked exception raised, then the next op
+ * (cpu/ops_sse_fp.c). */
+void sse_run_slow(struct cpu *c, const struct op *op, sse_kernel k, __m128 s, enum sse_tiny tiny);
+
 /* Handlers op_<insn>_x (xmm, xmm) and op_<insn>_m (xmm, mem) for an
  * instruction whose destination is an XMM register both read and written
  * by the host instruction of the same name (arithmetic, and conversions
  * that keep or overwrite the rest of the destination as the host does);
- * tiny: an enum sse_tiny. */
+ * tiny: an enum sse_tiny.  The common case, the guest's MXCSR live in the
+ * host's with every exception masked (cpu/sse.h), runs the instruction
+ * inline and nothing else; the rest is out of line. */
 #define SSE_GEN_XM(insn, M, tiny) SSE_GEN_XM_AS(insn, #insn, M, tiny)
 /* The same for a handler named op_<name>_x/_m running the host text asm
  * (e.g. "cmpps $3," for a compare predicate). */
 #define SSE_GEN_XM_AS(name, asm_text, M, tiny)                                          \
+    static void k_##name(__m128 *d, __m128 s)                                           \
+    {                                                                                   \
+        __asm__ volatile(asm_text " %1, %0" : "+x"(*d) : "x"(s));                       \
+    }                                                                                   \
+    static inline __attribute__((always_inline)) void run_##name(struct cpu *c,         \
+                                                                 const struct op *op,   \
+                                                                 __m128 s)              \
+    {                                                                                   \
+        if (UNLIKELY(!c->mxcsr_live)) {                                                 \
+            sse_run_slow(c, op, k_##name, s, tiny);                                     \
+            return;                                                                     \
+        }                                                                               \
+        __m128 d = XMM(c, op->x1);                                                      \
+        k_##name(&d, s);                                                                \
+        XMM(c, op->x1) = d;                                                             \
+        NEXT(c, op);                                                                    \
+    }                                                                                   \
     static void op_##name##_x(struct cpu *c, const struct op *op)                       \
     {                                                                                   \
-        __m128 d = XMM(c, op->x1), s = XMM(c, op->x2);                                  \
-        SSE_RUN_T(c, asm_text, d, s, tiny);                                             \
-        XMM(c, op->x1) = d;                                                             \
-        NEXT(c, op);                                                              \
+        run_##name(c, op, XMM(c, op->x2));                                              \
     }                                                                                   \
     static void op_##name##_m(struct cpu *c, const struct op *op)                       \
     {                                                                                   \
-        __m128 s = SSE_SRC_##M(c, op), d = XMM(c, op->x1);                              \
-        SSE_RUN_T(c, asm_text, d, s, tiny);                                             \
-        XMM(c, op->x1) = d;                                                             \
-        NEXT(c, op);                                                              \
+        run_##name(c, op, SSE_SRC_##M(c, op));                                          \
     }
 
 /* Decode "xmm, xmm/mem": the register form gets rr, the memory form rm.
