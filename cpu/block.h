@@ -30,6 +30,7 @@
 #define CPU_BLOCK_H
 
 #include "cpu/cpu.h"
+#include "cpu/fuse.h"
 
 #define BLOCK_MAX_OPS 64
 
@@ -85,6 +86,7 @@ struct op_meta {
     uint32_t flags_read;     /* arithmetic flags it may read */
     uint32_t flags_written;  /* arithmetic flags it always writes */
     bool may_fault;          /* a fault would expose the flags before it */
+    struct fuse_meta fuse;   /* what it can be in a fused pair (cpu/fuse.h) */
 };
 
 /* Decode one instruction (cpu/decode.c); meta may be NULL. */

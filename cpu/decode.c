@@ -187,12 +187,14 @@ unsigned cpu_decode_one(struct cpu *c, uint64_t rip, const uint8_t *bytes, unsig
         op->flags |= OPF_BRANCH;
         *ends_block = true;
         if (meta)
-            *meta = (struct op_meta){ FL_ARITH, 0, true };
+            *meta = (struct op_meta){ .flags_read = FL_ARITH, .may_fault = true };
         return 1;
     }
     op->len = in.length;
-    if (meta)
+    if (meta) {
         describe(&in, ops, meta);
+        meta->fuse.role = FUSE_NONE;
+    }
     if (in.attributes & ZYDIS_ATTRIB_HAS_LOCK)
         op->flags |= OPF_LOCK;
     if (in.attributes & (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE))
@@ -202,6 +204,8 @@ unsigned cpu_decode_one(struct cpu *c, uint64_t rip, const uint8_t *bytes, unsig
     struct decoder d = { .in = &in, .ops = ops, .op = op, .bits = c->bits, .rip = rip };
     for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
         if (families[i](&d)) {
+            if (meta)
+                fuse_describe(&d, &meta->fuse);
             *ends_block = d.ends_block;
             if (d.ends_block)
                 op->flags |= OPF_BRANCH;

@@ -3,13 +3,10 @@
  * instruction pages of ADD, ADC, SUB, SBB, INC, DEC, NEG, AND/OR/XOR/TEST). */
 #include "cpu/flags.h"
 
-static inline uint64_t width_mask(unsigned w) { return w == 3 ? ~0ull : (1ull << (8u << w)) - 1; }
-static inline uint64_t sign_bit(unsigned w) { return 1ull << ((8u << w) - 1); }
-
 static uint64_t compute(const struct cpu *c)
 {
     unsigned w = c->lf_op & 3, kind = c->lf_op & LF_KIND;
-    uint64_t m = width_mask(w), sb = sign_bit(w);
+    uint64_t m = lf_width_mask(w), sb = lf_sign_bit(w);
     uint64_t dst = c->lf_dst & m, src = c->lf_src & m, res = c->lf_res & m;
     uint64_t f = parity_flag(res) | (res == 0 ? FL_ZF : 0) | ((res & sb) ? FL_SF : 0);
     switch (kind) {
@@ -80,29 +77,41 @@ void cpu_set_flags(struct cpu *c, uint64_t value, uint64_t mask)
     c->rflags = ((f & ~mask) | (value & mask)) | RFLAGS_FIXED;
 }
 
-bool cpu_cf(struct cpu *c)
+bool cpu_cf_slow(struct cpu *c)
 {
-    unsigned kind = c->lf_op & ~3u;
-    uint64_t m = width_mask(c->lf_op & 3);
-    if (kind == LF_SUB)
-        return (c->lf_dst & m) < (c->lf_src & m);
-    if (kind == LF_ADD)
-        return (c->lf_res & m) < (c->lf_dst & m);
-    if (kind == LF_INC || kind == LF_DEC)
-        return c->lf_aux != 0;
-    if (kind == LF_LOGIC)
-        return false;
     return (cpu_flags(c) & FL_CF) != 0;
 }
 
-/* Conditions after CMP/SUB and TEST/AND, the common cases, come straight
- * from the operands; the rest go through the materialised flags. */
+/* Whether condition cc (other than parity) holds for the flags in index i. */
+#define CI_HOLDS(cc, i)                                                                 \
+    ((((cc) >> 1) == 0   ? ((i) & CI_OF) != 0                                           \
+      : ((cc) >> 1) == 1 ? ((i) & CI_CF) != 0                                           \
+      : ((cc) >> 1) == 2 ? ((i) & CI_ZF) != 0                                           \
+      : ((cc) >> 1) == 3 ? ((i) & (CI_CF | CI_ZF)) != 0                                 \
+      : ((cc) >> 1) == 4 ? ((i) & CI_SF) != 0                                           \
+      : ((cc) >> 1) == 5 ? 0                                                            \
+      : ((cc) >> 1) == 6 ? !((i) & CI_SF) != !((i) & CI_OF)                             \
+                         : ((i) & CI_ZF) || !((i) & CI_SF) != !((i) & CI_OF))           \
+     != ((cc) & 1 && ((cc) >> 1) != 5))
+#define CI_ROW(cc)                                                                      \
+    (uint16_t)(CI_HOLDS(cc, 0) | CI_HOLDS(cc, 1) << 1 | CI_HOLDS(cc, 2) << 2 |          \
+               CI_HOLDS(cc, 3) << 3 | CI_HOLDS(cc, 4) << 4 | CI_HOLDS(cc, 5) << 5 |     \
+               CI_HOLDS(cc, 6) << 6 | CI_HOLDS(cc, 7) << 7 | CI_HOLDS(cc, 8) << 8 |     \
+               CI_HOLDS(cc, 9) << 9 | CI_HOLDS(cc, 10) << 10 | CI_HOLDS(cc, 11) << 11 | \
+               CI_HOLDS(cc, 12) << 12 | CI_HOLDS(cc, 13) << 13 |                        \
+               CI_HOLDS(cc, 14) << 14 | CI_HOLDS(cc, 15) << 15),
+const uint16_t cpu_cond_mask[16] = { CPU_CONDITIONS(CI_ROW) };
+
+/* The conditions cpu_cond() does not answer inline: after CMP/SUB and
+ * TEST/AND/OR/XOR of any width straight from the operands, else from the
+ * materialised flags (so that the next reader of the same flags finds
+ * them in RFLAGS). */
 bool cpu_cond_slow(struct cpu *c, unsigned cc)
 {
     unsigned w = c->lf_op & 3, kind = c->lf_op & ~3u;
     bool r;
     if (kind == LF_SUB) {
-        uint64_t m = width_mask(w);
+        uint64_t m = lf_width_mask(w);
         uint64_t d = c->lf_dst & m, s = c->lf_src & m;
         unsigned sh = 64 - (8u << w);
         int64_t sd = (int64_t)(d << sh) >> sh, ss = (int64_t)(s << sh) >> sh;
@@ -115,7 +124,7 @@ bool cpu_cond_slow(struct cpu *c, unsigned cc)
         default: break;
         }
     } else if (kind == LF_LOGIC) {
-        uint64_t m = width_mask(w), res = c->lf_res & m;
+        uint64_t m = lf_width_mask(w), res = c->lf_res & m;
         unsigned sh = 64 - (8u << w);
         int64_t sres = (int64_t)(res << sh) >> sh;
         switch (cc >> 1) {
@@ -130,16 +139,11 @@ bool cpu_cond_slow(struct cpu *c, unsigned cc)
         }
     }
     uint64_t f = cpu_flags(c);
-    switch (cc >> 1) {
-    case 0: r = f & FL_OF; break;
-    case 1: r = f & FL_CF; break;
-    case 2: r = f & FL_ZF; break;
-    case 3: r = f & (FL_CF | FL_ZF); break;
-    case 4: r = f & FL_SF; break;
-    case 5: r = f & FL_PF; break;
-    case 6: r = !(f & FL_SF) != !(f & FL_OF); break;
-    default: r = (f & FL_ZF) || (!(f & FL_SF) != !(f & FL_OF)); break;
-    }
+    if ((cc >> 1) == 5)
+        return ((f & FL_PF) != 0) != (cc & 1);
+    unsigned i = (f & FL_CF ? CI_CF : 0) | (f & FL_ZF ? CI_ZF : 0) | (f & FL_SF ? CI_SF : 0) |
+                 (f & FL_OF ? CI_OF : 0);
+    return cond_holds(cc, i);
 done:
     return (cc & 1) ? !r : r;
 }

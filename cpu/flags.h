@@ -56,8 +56,40 @@ void cpu_set_arith(struct cpu *c, uint64_t value, uint64_t mask);
  * mode may change among those in mask). */
 void cpu_set_flags(struct cpu *c, uint64_t value, uint64_t mask);
 
-/* The carry flag alone (ADC, SBB, RCL, RCR, SETC...). */
-bool cpu_cf(struct cpu *c);
+/* Width masks and sign bits by width index (0..3). */
+static inline uint64_t lf_width_mask(unsigned w) { return w == 3 ? ~0ull : (1ull << (8u << w)) - 1; }
+static inline uint64_t lf_sign_bit(unsigned w) { return 1ull << ((8u << w) - 1); }
+
+/* The carry flag alone (ADC, SBB, RCL, RCR, INC/DEC keeping it, SETC...):
+ * inline after the operations that set it most often, else from all the
+ * flags (cpu_cf_slow). */
+bool cpu_cf_slow(struct cpu *c);
+static inline bool cpu_cf(struct cpu *c)
+{
+    uint32_t op = c->lf_op;
+    unsigned kind = op & ~3u; /* override bits make it match no kind */
+    uint64_t m = lf_width_mask(op & 3);
+    if (kind == LF_SUB)
+        return (c->lf_dst & m) < (c->lf_src & m);
+    if (kind == LF_ADD)
+        return (c->lf_res & m) < (c->lf_dst & m);
+    if (kind == LF_INC || kind == LF_DEC)
+        return c->lf_aux != 0;
+    if (kind == LF_LOGIC)
+        return false;
+    if (op == LF_NONE)
+        return c->rflags & FL_CF;
+    return cpu_cf_slow(c);
+}
+
+/* Conditions as a table lookup: CF, ZF, SF and OF (all that conditions
+ * other than parity look at) form a 4-bit index, CI_CF | CI_ZF | CI_SF |
+ * CI_OF, and cpu_cond_mask[cc] has bit i set when condition cc holds for
+ * index i (parity conditions have no mask; they read PF).  Used where the
+ * condition is known only at run time or the flags come as a set. */
+enum { CI_CF = 1, CI_ZF = 2, CI_SF = 4, CI_OF = 8 };
+extern const uint16_t cpu_cond_mask[16];
+static inline bool cond_holds(unsigned cc, unsigned index) { return (cpu_cond_mask[cc] >> index) & 1; }
 
 /* The 16 condition codes, for tables of handlers with one per condition. */
 #define CPU_CONDITIONS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)

@@ -1,0 +1,357 @@
+/* Fused pairs (see cpu/fuse.h): CMP/TEST/SUB/ADD/AND/OR/INC/DEC followed
+ * by Jcc, SETcc r8 or CMOVcc r,r, as one op.
+ *
+ * One handler per operation, operand form and width and, for Jcc, per
+ * condition class for Jcc and SETcc (the low bit of the condition negates
+ * it), so that the condition folds to one comparison of the operands;
+ * CMOVcc looks its condition up (cpu_cond_mask) in the CF/ZF/SF/OF the
+ * handler computes.  Parity conditions are not fused.
+ * The first instruction's half follows the ALU handlers' contract: loads
+ * first, then the register result, then the lazy flags record -- the same
+ * record the unfused instruction leaves, so a later reader (PUSHF, ADC, a
+ * signal frame, the next block's Jcc) sees exactly the same flags. */
+#include "cpu/block.h"
+#include "cpu/decode.h"
+#include "cpu/flags.h"
+#include "cpu/fuse.h"
+#include "cpu/mem.h"
+
+/* The operations (enum values are fuse_meta.kind) and operand forms. */
+enum { K_CMP, K_SUB, K_ADD, K_TEST, K_AND, K_OR, K_INC, K_DEC, NKINDS };
+enum { F_RR, F_RI, F_RM, F_MR, F_MI, F_R, NFORMS };
+
+static inline __attribute__((always_inline)) uint64_t rd(const struct cpu *c, uint8_t off, unsigned w)
+{
+    switch (w) {
+    case 0: return GPR8(c, off);
+    case 1: return GPR16(c, off);
+    case 2: return GPR32(c, off);
+    default: return GPR64(c, off);
+    }
+}
+
+static inline __attribute__((always_inline)) void wr(struct cpu *c, uint8_t off, unsigned w, uint64_t v)
+{
+    switch (w) {
+    case 0: set_gpr8(c, off, v); break;
+    case 1: set_gpr16(c, off, v); break;
+    case 2: set_gpr32(c, off, v); break;
+    default: set_gpr64(c, off, v); break;
+    }
+}
+
+static inline __attribute__((always_inline)) uint64_t ld(struct cpu *c, uint64_t a, unsigned w)
+{
+    switch (w) {
+    case 0: return load8(c, a);
+    case 1: return load16(c, a);
+    case 2: return load32(c, a);
+    default: return load64(c, a);
+    }
+}
+
+/* The first instruction's operands and result at its width (masked), and
+ * the CF that INC/DEC keep. */
+struct half {
+    uint64_t d, s, r;
+    bool old_cf;
+};
+
+/* The first instruction: operands, result, register write-back and lazy
+ * flags record.  kind, form and w are constants in every handler, so this
+ * folds to the one operation.  need_cf: the second instruction reads CF
+ * (INC/DEC keep the old one, needed then or by the record). */
+static inline __attribute__((always_inline)) void first_half(struct cpu *c, const struct op *op,
+                                                             unsigned kind, unsigned form,
+                                                             unsigned w, bool need_cf,
+                                                             struct half *h)
+{
+    uint64_t d, s;
+    switch (form) {
+    case F_RR: d = rd(c, op->r1, w); s = rd(c, op->r2, w); break;
+    case F_RI: d = rd(c, op->r1, w); s = (uint64_t)op->imm; break;
+    case F_RM: s = ld(c, op_ea(c, op), w); d = rd(c, op->r1, w); break;
+    case F_MR: d = ld(c, op_ea(c, op), w); s = rd(c, op->r2, w); break;
+    case F_MI: d = ld(c, op_ea(c, op), w); s = (uint64_t)op->imm; break;
+    default: d = rd(c, op->r1, w); s = 1; break; /* F_R: INC, DEC */
+    }
+    uint64_t r;
+    uint32_t lf;
+    switch (kind) {
+    case K_CMP: case K_SUB: r = d - s; lf = LF_SUB; break;
+    case K_ADD: r = d + s; lf = LF_ADD; break;
+    case K_TEST: case K_AND: r = d & s; lf = LF_LOGIC; break;
+    case K_OR: r = d | s; lf = LF_LOGIC; break;
+    case K_INC: r = d + 1; lf = LF_INC; break;
+    default: r = d - 1; lf = LF_DEC; break; /* K_DEC */
+    }
+    h->old_cf = false;
+    if ((kind == K_INC || kind == K_DEC) && (need_cf || !(op->flags & OPF_NOFLAGS)))
+        h->old_cf = cpu_cf(c);
+    if (kind != K_CMP && kind != K_TEST)
+        wr(c, op->r1, w, r);
+    if (!(op->flags & OPF_NOFLAGS)) {
+        lf_set(c, lf + w, d, s, r);
+        if (kind == K_INC || kind == K_DEC)
+            c->lf_aux = h->old_cf;
+    }
+    uint64_t m = lf_width_mask(w);
+    h->d = d & m;
+    h->s = s & m;
+    h->r = r & m;
+}
+
+/* CF, ZF, SF and OF of the first instruction. */
+static inline __attribute__((always_inline)) void flags_of(unsigned kind, unsigned w, const struct half *h,
+                                                           bool *cf, bool *zf, bool *sf, bool *of)
+{
+    uint64_t sb = lf_sign_bit(w);
+    *zf = h->r == 0;
+    *sf = (h->r & sb) != 0;
+    switch (kind) {
+    case K_CMP: case K_SUB:
+        *cf = h->d < h->s;
+        *of = ((h->d ^ h->s) & (h->d ^ h->r) & sb) != 0;
+        break;
+    case K_ADD:
+        *cf = h->r < h->d;
+        *of = ((h->d ^ h->r) & (h->s ^ h->r) & sb) != 0;
+        break;
+    case K_INC: case K_DEC:
+        *cf = h->old_cf;
+        *of = h->r == (kind == K_INC ? sb : sb - 1);
+        break;
+    default: /* logical */
+        *cf = *of = false;
+        break;
+    }
+}
+
+/* Condition class cls (cc >> 1; the low bit of cc negates it), known at
+ * compile time: after a comparison straight from the operands, else from
+ * the flags. */
+static inline __attribute__((always_inline)) bool cond_class(unsigned kind, unsigned w, unsigned cls,
+                                                             const struct half *h)
+{
+    if (kind == K_CMP || kind == K_SUB) {
+        unsigned sh = 64 - (8u << w);
+        int64_t sd = (int64_t)(h->d << sh) >> sh, ss = (int64_t)(h->s << sh) >> sh;
+        switch (cls) {
+        case 1: return h->d < h->s;
+        case 2: return h->d == h->s;
+        case 3: return h->d <= h->s;
+        case 6: return sd < ss;
+        case 7: return sd <= ss;
+        default: break;
+        }
+    }
+    bool cf, zf, sf, of;
+    flags_of(kind, w, h, &cf, &zf, &sf, &of);
+    switch (cls) {
+    case 0: return of;
+    case 1: return cf;
+    case 2: return zf;
+    case 3: return cf || zf;
+    case 4: return sf;
+    case 6: return sf != of;
+    default: return zf || sf != of;
+    }
+}
+
+/* Condition cc known at run time only: through the CI_* index. */
+static inline __attribute__((always_inline)) bool cond_any(unsigned kind, unsigned w, unsigned cc,
+                                                           const struct half *h)
+{
+    bool cf, zf, sf, of;
+    flags_of(kind, w, h, &cf, &zf, &sf, &of);
+    return cond_holds(cc, (cf ? CI_CF : 0) | (zf ? CI_ZF : 0) | (sf ? CI_SF : 0) | (of ? CI_OF : 0));
+}
+
+static inline bool reads_cf(unsigned cc) { return (cc >> 1) == 1 || (cc >> 1) == 3; }
+
+/* Jcc and SETcc r8: one handler per condition class, so that the condition
+ * folds to one comparison.  The second instruction's length and a Jcc's
+ * target are those of the op that follows; SETcc's register is in x2. */
+#define GEN_CLASS(kind, form, w, cls)                                                   \
+    static void fj_##kind##_##form##_##w##_##cls(struct cpu *c, const struct op *op)    \
+    {                                                                                   \
+        struct half h;                                                                  \
+        first_half(c, op, kind, form, w, reads_cf(cls << 1), &h);                       \
+        bool t = cond_class(kind, w, cls, &h) != (op->x1 & 1);                          \
+        c->rip = t ? (uint64_t)op[1].imm : c->rip + op->len + op[1].len;                \
+    }                                                                                   \
+    static void fs_##kind##_##form##_##w##_##cls(struct cpu *c, const struct op *op)    \
+    {                                                                                   \
+        struct half h;                                                                  \
+        first_half(c, op, kind, form, w, reads_cf(cls << 1), &h);                       \
+        set_gpr8(c, op->x2, cond_class(kind, w, cls, &h) != (op->x1 & 1));              \
+        c->rip += op->len + op[1].len;                                                  \
+        op[2].fn(c, op + 2);                                                            \
+    }
+/* CMOVcc r,r: the condition in x1, the destination in x2, the source in
+ * x3, the size in size. */
+#define GEN_CMOV(kind, form, w)                                                         \
+    static void fc_##kind##_##form##_##w(struct cpu *c, const struct op *op)            \
+    {                                                                                   \
+        struct half h;                                                                  \
+        first_half(c, op, kind, form, w, reads_cf(op->x1), &h);                         \
+        uint64_t v = get_reg_n(c, op->x3, op->size);                                    \
+        if (cond_any(kind, w, op->x1, &h))                                              \
+            set_reg_n(c, op->x2, op->size, v);                                          \
+        else if (op->size == 4)                                                         \
+            set_gpr32(c, op->x2, GPR32(c, op->x2)); /* a 32-bit CMOV always zero-extends */ \
+        c->rip += op->len + op[1].len;                                                  \
+        op[2].fn(c, op + 2);                                                            \
+    }
+#define GEN_FUSED(kind, form, w)                                                        \
+    GEN_CLASS(kind, form, w, 0) GEN_CLASS(kind, form, w, 1) GEN_CLASS(kind, form, w, 2) \
+    GEN_CLASS(kind, form, w, 3) GEN_CLASS(kind, form, w, 4) GEN_CLASS(kind, form, w, 6) \
+    GEN_CLASS(kind, form, w, 7) GEN_CMOV(kind, form, w)
+
+#define GEN_WIDTHS(kind, form) GEN_FUSED(kind, form, 0) GEN_FUSED(kind, form, 1) GEN_FUSED(kind, form, 2) GEN_FUSED(kind, form, 3)
+/* The pairs: comparisons with every form, the others on registers. */
+#define FUSED_FORMS(X)                                                                  \
+    X(K_CMP, F_RR) X(K_CMP, F_RI) X(K_CMP, F_RM) X(K_CMP, F_MR) X(K_CMP, F_MI)          \
+    X(K_TEST, F_RR) X(K_TEST, F_RI) X(K_TEST, F_MR) X(K_TEST, F_MI)                     \
+    X(K_SUB, F_RR) X(K_SUB, F_RI) X(K_SUB, F_RM) X(K_ADD, F_RR) X(K_ADD, F_RI)          \
+    X(K_ADD, F_RM) X(K_AND, F_RR) X(K_AND, F_RI) X(K_OR, F_RR) X(K_OR, F_RI)            \
+    X(K_INC, F_R) X(K_DEC, F_R)
+FUSED_FORMS(GEN_WIDTHS)
+
+#define CLASSES(p, kind, form, w)                                                       \
+    { p##_##kind##_##form##_##w##_0, p##_##kind##_##form##_##w##_1, p##_##kind##_##form##_##w##_2, \
+      p##_##kind##_##form##_##w##_3, p##_##kind##_##form##_##w##_4, NULL,                 \
+      p##_##kind##_##form##_##w##_6, p##_##kind##_##form##_##w##_7 }
+#define ENTRY(kind, form, w)                                                            \
+    [kind][form][w] = { CLASSES(fj, kind, form, w), CLASSES(fs, kind, form, w), fc_##kind##_##form##_##w },
+#define ENTRIES(kind, form) ENTRY(kind, form, 0) ENTRY(kind, form, 1) ENTRY(kind, form, 2) ENTRY(kind, form, 3)
+static const struct fused_handlers {
+    cpu_handler jcc[8], setcc[8]; /* by condition class; parity (5) is not fused */
+    cpu_handler cmov;
+} fused[NKINDS][NFORMS][4] = { FUSED_FORMS(ENTRIES) };
+
+/* ------------------------------------------------------------ decoding */
+
+static bool describe_writer(const struct decoder *d, struct fuse_meta *f)
+{
+    switch (d->in->mnemonic) {
+    case ZYDIS_MNEMONIC_CMP: f->kind = K_CMP; break;
+    case ZYDIS_MNEMONIC_TEST: f->kind = K_TEST; break;
+    case ZYDIS_MNEMONIC_SUB: f->kind = K_SUB; break;
+    case ZYDIS_MNEMONIC_ADD: f->kind = K_ADD; break;
+    case ZYDIS_MNEMONIC_AND: f->kind = K_AND; break;
+    case ZYDIS_MNEMONIC_OR: f->kind = K_OR; break;
+    case ZYDIS_MNEMONIC_INC: f->kind = K_INC; break;
+    case ZYDIS_MNEMONIC_DEC: f->kind = K_DEC; break;
+    default: return false;
+    }
+    if (d->op->flags & OPF_LOCK)
+        return false;
+    /* The operands, decoded again into the fused op's own fields. */
+    struct decoder md = *d;
+    struct op *op = md.op = &f->op;
+    *op = (struct op){ .base = SLOT_ZERO, .index = SLOT_ZERO };
+    unsigned bytes = d->ops[0].size / 8;
+    f->w = (uint8_t)size_index(bytes);
+    if (bytes != 1u << f->w)
+        return false;
+    if (f->kind == K_INC || f->kind == K_DEC) {
+        f->form = F_R;
+        return dec_reg_op(d, 0, &op->r1);
+    }
+    if (is_reg(d, 0)) {
+        if (!dec_reg_op(d, 0, &op->r1))
+            return false;
+        if (is_reg(d, 1)) {
+            f->form = F_RR;
+            return dec_reg_op(d, 1, &op->r2);
+        }
+        if (is_imm(d, 1)) {
+            f->form = F_RI;
+            op->imm = dec_imm(d, 1);
+            return true;
+        }
+        f->form = F_RM;
+        return d->ops[1].mem.type == ZYDIS_MEMOP_TYPE_MEM && dec_mem_op(&md, 1);
+    }
+    if (d->ops[0].mem.type != ZYDIS_MEMOP_TYPE_MEM || !dec_mem_op(&md, 0))
+        return false;
+    if (is_reg(d, 1)) {
+        f->form = F_MR;
+        return dec_reg_op(d, 1, &op->r2);
+    }
+    f->form = F_MI;
+    op->imm = dec_imm(d, 1);
+    return true;
+}
+
+int dec_condition(ZydisMnemonic m);
+
+static bool describe_reader(const struct decoder *d, struct fuse_meta *f)
+{
+    ZydisInstructionCategory cat = d->in->meta.category;
+    if (cat != ZYDIS_CATEGORY_COND_BR && cat != ZYDIS_CATEGORY_SETCC && cat != ZYDIS_CATEGORY_CMOV)
+        return false;
+    int cc = dec_condition(d->in->mnemonic);
+    if (cc < 0 || cc >> 1 == 5)
+        return false; /* parity: not in the CF/ZF/SF/OF index */
+    f->cc = (uint8_t)cc;
+    switch (cat) {
+    case ZYDIS_CATEGORY_COND_BR:
+        f->role = FUSE_JCC;
+        return is_imm(d, 0) && d->in->operand_width != 16;
+    case ZYDIS_CATEGORY_SETCC:
+        f->role = FUSE_SETCC;
+        return is_reg(d, 0) && dec_reg_op(d, 0, &f->reg);
+    case ZYDIS_CATEGORY_CMOV:
+        f->role = FUSE_CMOV;
+        f->size = (uint8_t)(d->ops[0].size / 8);
+        return is_reg(d, 0) && is_reg(d, 1) && dec_reg_op(d, 0, &f->reg) &&
+               dec_reg_op(d, 1, &f->reg2);
+    default:
+        return false;
+    }
+}
+
+void fuse_describe(const struct decoder *d, struct fuse_meta *f)
+{
+    f->role = FUSE_NONE;
+    if (describe_writer(d, f) && fused[f->kind][f->form][f->w].cmov)
+        f->role = FUSE_WRITER;
+    else if (!describe_reader(d, f))
+        f->role = FUSE_NONE;
+}
+
+unsigned fuse_block(struct op *ops, const struct op_meta *meta, unsigned n)
+{
+    /* The flags live after each instruction (as in the dead-flag pass:
+     * everything at the end of the block and before a possible fault). */
+    uint32_t live_after[BLOCK_MAX_OPS];
+    uint32_t live = FL_ARITH;
+    for (unsigned i = n; i-- > 0;) {
+        live_after[i] = live;
+        live = meta[i].may_fault ? FL_ARITH : ((live & ~meta[i].flags_written) | meta[i].flags_read);
+    }
+    unsigned pairs = 0;
+    for (unsigned i = 0; i + 1 < n; i++) {
+        const struct fuse_meta *w = &meta[i].fuse, *r = &meta[i + 1].fuse;
+        if (w->role != FUSE_WRITER || r->role == FUSE_NONE || r->role == FUSE_WRITER)
+            continue;
+        struct op f = w->op;
+        const struct fused_handlers *h = &fused[w->kind][w->form][w->w];
+        f.fn = r->role == FUSE_JCC ? h->jcc[r->cc >> 1] : r->role == FUSE_SETCC ? h->setcc[r->cc >> 1] : h->cmov;
+        f.len = ops[i].len;
+        f.x1 = r->cc;
+        f.x2 = r->reg;
+        f.x3 = r->reg2;
+        f.size = r->size;
+        /* The second instruction writes no flags: the record is dead when
+         * nothing reads the flags after it. */
+        if (!(live_after[i + 1] & meta[i].flags_written))
+            f.flags |= OPF_NOFLAGS;
+        ops[i] = f;
+        pairs++;
+        i++;
+    }
+    return pairs;
+}
