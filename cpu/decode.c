@@ -10,6 +10,7 @@
 
 #include "cpu/block.h"
 #include "cpu/decode.h"
+#include "cpu/mem.h"
 
 bool dec_gpr(const struct decoder *d, ZydisRegister reg, uint8_t *off)
 {
@@ -80,6 +81,18 @@ bool dec_mem_op(const struct decoder *d, unsigned i)
         return false; /* 16-bit addressing: no compiler emits it */
     op->seg = (uint8_t)seg_of(o->mem.segment);
     return true;
+}
+
+unsigned dec_addr_mode(const struct decoder *d)
+{
+    const struct op *op = d->op;
+    if (op->seg != SEG_NONE)
+        return AM_ANY;
+    if (d->bits == 32) /* the address size is 32 bits (16 is refused above) */
+        return op->index == SLOT_ZERO ? AM_B32 : AM_X32;
+    if (op->flags & OPF_ADDR32)
+        return AM_ANY;
+    return op->index == SLOT_ZERO ? AM_B64 : AM_X64;
 }
 
 bool dec_moffs_op(const struct decoder *d, unsigned i)

@@ -27,6 +27,9 @@ bool dec_gpr(const struct decoder *d, ZydisRegister reg, uint8_t *off);
 /* Operand i as a general register / memory operand / immediate. */
 bool dec_reg_op(const struct decoder *d, unsigned i, uint8_t *off);
 bool dec_mem_op(const struct decoder *d, unsigned i);
+/* The form (enum addr_mode, cpu/mem.h) of the memory operand that
+ * dec_mem_op() put in d->op: which specialised handler may run it. */
+unsigned dec_addr_mode(const struct decoder *d);
 /* Operand i as MOV's moffs64 form (A0-A3 with a 64-bit absolute address that
  * does not fit op->disp): the address goes to op->imm, the segment to op->seg. */
 bool dec_moffs_op(const struct decoder *d, unsigned i);

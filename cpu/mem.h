@@ -32,15 +32,74 @@ static inline uint64_t op_lea(const struct cpu *c, const struct op *op)
     return (op->flags & OPF_ADDR32) ? (uint32_t)a : a;
 }
 
-/* Host pointer for an access at guest address a; faults when a is outside
- * the guest space (SIGSEGV, like a non-canonical or kernel address). */
+/* Host pointer for an access at guest address a of a 64-bit guest; faults
+ * when a is outside the guest space (SIGSEGV, like a non-canonical or
+ * kernel address). */
+static inline void *g2h64(struct cpu *c, uint64_t a)
+{
+    if (UNLIKELY(a > c->mem_limit))
+        cpu_fault(c, SIGSEGV, 1 /* SEGV_MAPERR */, a);
+    return c->mem + a;
+}
+
+/* Host pointer for an access at guest address a, either guest. */
 static inline void *g2h(struct cpu *c, uint64_t a)
 {
     if (c->bits == 32)
-        a = (uint32_t)a;
-    else if (UNLIKELY(a > c->mem_limit))
-        cpu_fault(c, SIGSEGV, 1 /* SEGV_MAPERR */, a);
-    return c->mem + a;
+        return c->mem + (uint32_t)a;
+    return g2h64(c, a);
+}
+
+/* ------------------------------------------------------------ operand forms
+ * The hot handlers (MOV, MOVZX/MOVSX, the ALU, LEA...) exist once per form
+ * of their memory operand, which the decoder picks (dec_addr_mode()), so
+ * that an access computes only the parts of the address it has:
+ *   AM_ANY  everything op_ea() handles: FS/GS bases, the 0x67 prefix
+ *   AM_B64  a 64-bit guest's [base + disp] (base may be rip or none)
+ *   AM_X64  a 64-bit guest's [base + index * scale + disp]
+ *   AM_B32  an ia32 guest's [base + disp] without FS/GS: the address wraps
+ *           at 4 GiB, and nothing below 4 GiB needs the bounds compare
+ *   AM_X32  an ia32 guest's [base + index * scale + disp] without FS/GS
+ * Handler families are generated for every form by ADDR_MODES(). */
+enum addr_mode { AM_ANY, AM_B64, AM_X64, AM_B32, AM_X32, AM_COUNT };
+
+/* X(AM, suffix, ...) for every form, in enum order: handler families and
+ * their tables are generated with it. */
+#define ADDR_MODES(X, ...)                                                              \
+    X(AM_ANY, any, __VA_ARGS__) X(AM_B64, b64, __VA_ARGS__) X(AM_X64, x64, __VA_ARGS__)  \
+    X(AM_B32, b32, __VA_ARGS__) X(AM_X32, x32, __VA_ARGS__)
+/* A table row { prefix8_sfx, prefix16_sfx, prefix32_sfx, prefix64_sfx }: with
+ * ADDR_MODES, the [AM_COUNT][4] table of a handler family by form and width. */
+#define AM_WIDTHS_ROW(AM, sfx, prefix) { prefix##8_##sfx, prefix##16_##sfx, prefix##32_##sfx, prefix##64_##sfx },
+
+/* The guest address of op's memory operand in form am (a constant). */
+static inline __attribute__((always_inline)) uint64_t am_ea(const struct cpu *c,
+                                                             const struct op *op, unsigned am)
+{
+    switch (am) {
+    case AM_B64:
+        return GPR64(c, op->base) + (uint64_t)(int64_t)op->disp;
+    case AM_X64:
+        return GPR64(c, op->base) + (uint64_t)(int64_t)op->disp + (GPR64(c, op->index) << op->scale);
+    case AM_B32:
+        return (uint32_t)(GPR32(c, op->base) + (uint32_t)op->disp);
+    case AM_X32:
+        return (uint32_t)(GPR32(c, op->base) + (uint32_t)op->disp + (GPR32(c, op->index) << op->scale));
+    default:
+        return op_ea(c, op);
+    }
+}
+
+/* The host pointer of op's memory operand in form am (faults as g2h()). */
+static inline __attribute__((always_inline)) void *am_ptr(struct cpu *c, const struct op *op,
+                                                          unsigned am)
+{
+    uint64_t a = am_ea(c, op, am);
+    switch (am) {
+    case AM_B64: case AM_X64: return g2h64(c, a);
+    case AM_B32: case AM_X32: return c->mem + a;
+    default: return g2h(c, a);
+    }
 }
 
 #define DEFINE_ACCESS(bits)                                                             \
@@ -59,6 +118,21 @@ DEFINE_ACCESS(16)
 DEFINE_ACCESS(32)
 DEFINE_ACCESS(64)
 #undef DEFINE_ACCESS
+
+/* Loads and stores through a host pointer from am_ptr(). */
+#define DEFINE_HOST_ACCESS(bits)                                                        \
+    static inline uint##bits##_t ld##bits(const void *p)                                \
+    {                                                                                   \
+        uint##bits##_t v;                                                               \
+        memcpy(&v, p, sizeof(v));                                                       \
+        return v;                                                                       \
+    }                                                                                   \
+    static inline void st##bits(void *p, uint##bits##_t v) { memcpy(p, &v, sizeof(v)); }
+DEFINE_HOST_ACCESS(8)
+DEFINE_HOST_ACCESS(16)
+DEFINE_HOST_ACCESS(32)
+DEFINE_HOST_ACCESS(64)
+#undef DEFINE_HOST_ACCESS
 
 static inline void load128(struct cpu *c, uint64_t a, void *dst) { memcpy(dst, g2h(c, a), 16); }
 static inline void store128(struct cpu *c, uint64_t a, const void *src) { memcpy(g2h(c, a), src, 16); }
@@ -105,17 +179,19 @@ static inline void set_reg_n(struct cpu *c, uint8_t off, unsigned size, uint64_t
     }
 }
 
-/* The stack: 8-byte slots for 64-bit guests, 4 for ia32 (ss base is 0). */
+/* The stack: 8-byte slots for 64-bit guests (push64/pop64), 4 for ia32
+ * (push32/pop32: only ia32 guests use them, whose esp is an address below
+ * 4 GiB; ss base is 0). */
 static inline void push64(struct cpu *c, uint64_t v)
 {
     uint64_t sp = c->r[R_SP] - 8;
-    store64(c, sp, v);
+    st64(g2h64(c, sp), v);
     c->r[R_SP] = sp;
 }
 
 static inline uint64_t pop64(struct cpu *c)
 {
-    uint64_t v = load64(c, c->r[R_SP]);
+    uint64_t v = ld64(g2h64(c, c->r[R_SP]));
     c->r[R_SP] += 8;
     return v;
 }
@@ -123,14 +199,14 @@ static inline uint64_t pop64(struct cpu *c)
 static inline void push32(struct cpu *c, uint32_t v)
 {
     uint32_t sp = (uint32_t)c->r[R_SP] - 4;
-    store32(c, sp, v);
+    st32(c->mem + sp, v);
     set_gpr32(c, SLOT_GPR(R_SP), sp);
 }
 
 static inline uint32_t pop32(struct cpu *c)
 {
     uint32_t sp = (uint32_t)c->r[R_SP];
-    uint32_t v = load32(c, sp);
+    uint32_t v = ld32(c->mem + sp);
     set_gpr32(c, SLOT_GPR(R_SP), sp + 4);
     return v;
 }

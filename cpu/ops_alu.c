@@ -6,7 +6,8 @@
  * by the macros below and commit the record only after the last memory
  * access succeeded.  Forms: rr (reg, reg), rm (reg, [mem]), mr ([mem], reg),
  * ri (reg, imm), mi ([mem], imm), and LOCKed mr/mi, which use a host
- * compare-and-swap on guest memory so they are atomic between guest threads. */
+ * compare-and-swap on guest memory so they are atomic between guest threads.
+ * rm, mr and mi exist once per memory operand form (cpu/mem.h ADDR_MODES). */
 #include "cpu/decode.h"
 #include "cpu/flags.h"
 #include "cpu/mem.h"
@@ -16,13 +17,20 @@ struct lfrec {
     uint64_t d, s, r, aux;
 };
 
+/* Only what the flags of f's kind are computed from (cpu/flags.c): AND, OR,
+ * XOR and TEST from the result alone, and only ADC, SBB, INC and DEC have
+ * an lf_aux.  The kind is a constant in every handler: the tests fold. */
 static inline void lf_commit(struct cpu *c, const struct lfrec *f)
 {
+    unsigned kind = f->op & LF_KIND;
     c->lf_op = f->op;
+    c->lf_res = f->r;
+    if (kind == LF_LOGIC)
+        return;
     c->lf_dst = f->d;
     c->lf_src = f->s;
-    c->lf_res = f->r;
-    c->lf_aux = f->aux;
+    if (kind == LF_ADC || kind == LF_SBB || kind == LF_INC || kind == LF_DEC)
+        c->lf_aux = f->aux;
 }
 
 /* Kernels: the result of d OP s; false when it is not written back. */
@@ -65,6 +73,8 @@ KERNEL(test, LF_LOGIC, d & s, false)
 #define W_32 2
 #define W_64 3
 
+#define BINARY_OPS(X) X(add) X(or) X(adc) X(sbb) X(and) X(sub) X(xor) X(cmp) X(test)
+
 #define GEN_BINARY(name, B)                                                             \
     static void op_##name##_rr_##B(struct cpu *c, const struct op *op)                  \
     {                                                                                   \
@@ -74,29 +84,11 @@ KERNEL(test, LF_LOGIC, d & s, false)
         lf_commit(c, &f);                                                               \
         NEXT(c, op);                                                              \
     }                                                                                   \
-    static void op_##name##_rm_##B(struct cpu *c, const struct op *op)                  \
-    {                                                                                   \
-        struct lfrec f;                                                                 \
-        uint64_t s = load##B(c, op_ea(c, op));                                          \
-        if (k_##name(W_##B, RD_##B(op->r1), s, CARRY_##name, &f))                       \
-            set_gpr##B(c, op->r1, f.r);                                                 \
-        lf_commit(c, &f);                                                               \
-        NEXT(c, op);                                                              \
-    }                                                                                   \
     static void op_##name##_ri_##B(struct cpu *c, const struct op *op)                  \
     {                                                                                   \
         struct lfrec f;                                                                 \
         if (k_##name(W_##B, RD_##B(op->r1), (uint64_t)op->imm, CARRY_##name, &f))       \
             set_gpr##B(c, op->r1, f.r);                                                 \
-        lf_commit(c, &f);                                                               \
-        NEXT(c, op);                                                              \
-    }                                                                                   \
-    static inline void mem_##name##_##B(struct cpu *c, const struct op *op, uint64_t s) \
-    {                                                                                   \
-        struct lfrec f;                                                                 \
-        uint64_t a = op_ea(c, op);                                                      \
-        if (k_##name(W_##B, load##B(c, a), s, CARRY_##name, &f))                        \
-            store##B(c, a, (uint##B##_t)f.r);                                           \
         lf_commit(c, &f);                                                               \
         NEXT(c, op);                                                              \
     }                                                                                   \
@@ -112,14 +104,6 @@ KERNEL(test, LF_LOGIC, d & s, false)
         lf_commit(c, &f);                                                               \
         NEXT(c, op);                                                              \
     }                                                                                   \
-    static void op_##name##_mr_##B(struct cpu *c, const struct op *op)                  \
-    {                                                                                   \
-        mem_##name##_##B(c, op, RD_##B(op->r2));                                        \
-    }                                                                                   \
-    static void op_##name##_mi_##B(struct cpu *c, const struct op *op)                  \
-    {                                                                                   \
-        mem_##name##_##B(c, op, (uint64_t)op->imm);                                     \
-    }                                                                                   \
     static void op_##name##_lmr_##B(struct cpu *c, const struct op *op)                 \
     {                                                                                   \
         lock_##name##_##B(c, op, RD_##B(op->r2));                                       \
@@ -129,15 +113,53 @@ KERNEL(test, LF_LOGIC, d & s, false)
         lock_##name##_##B(c, op, (uint64_t)op->imm);                                    \
     }
 
-#define GEN_ALL_WIDTHS(name) GEN_BINARY(name, 8) GEN_BINARY(name, 16) GEN_BINARY(name, 32) GEN_BINARY(name, 64)
-#define BINARY_OPS(X) X(add) X(or) X(adc) X(sbb) X(and) X(sub) X(xor) X(cmp) X(test)
+/* The memory forms rm, mr, mi, once per operand form (cpu/mem.h ADDR_MODES). */
+#define GEN_BINARY_MEM(AM, sfx, name, B)                                                \
+    static void op_##name##_rm_##B##_##sfx(struct cpu *c, const struct op *op)          \
+    {                                                                                   \
+        struct lfrec f;                                                                 \
+        uint64_t s = ld##B(am_ptr(c, op, AM));                                          \
+        if (k_##name(W_##B, RD_##B(op->r1), s, CARRY_##name, &f))                       \
+            set_gpr##B(c, op->r1, f.r);                                                 \
+        lf_commit(c, &f);                                                               \
+        NEXT(c, op);                                                                    \
+    }                                                                                   \
+    static inline void mem_##name##_##B##_##sfx(struct cpu *c, const struct op *op,     \
+                                                uint64_t s)                             \
+    {                                                                                   \
+        struct lfrec f;                                                                 \
+        void *p = am_ptr(c, op, AM);                                                    \
+        if (k_##name(W_##B, ld##B(p), s, CARRY_##name, &f))                             \
+            st##B(p, (uint##B##_t)f.r);                                                 \
+        lf_commit(c, &f);                                                               \
+        NEXT(c, op);                                                                    \
+    }                                                                                   \
+    static void op_##name##_mr_##B##_##sfx(struct cpu *c, const struct op *op)          \
+    {                                                                                   \
+        mem_##name##_##B##_##sfx(c, op, RD_##B(op->r2));                                \
+    }                                                                                   \
+    static void op_##name##_mi_##B##_##sfx(struct cpu *c, const struct op *op)          \
+    {                                                                                   \
+        mem_##name##_##B##_##sfx(c, op, (uint64_t)op->imm);                             \
+    }
+
+#define GEN_ALL_WIDTHS(name)                                                            \
+    GEN_BINARY(name, 8) GEN_BINARY(name, 16) GEN_BINARY(name, 32) GEN_BINARY(name, 64)  \
+    ADDR_MODES(GEN_BINARY_MEM, name, 8) ADDR_MODES(GEN_BINARY_MEM, name, 16)             \
+    ADDR_MODES(GEN_BINARY_MEM, name, 32) ADDR_MODES(GEN_BINARY_MEM, name, 64)
 BINARY_OPS(GEN_ALL_WIDTHS)
 
-enum { F_RR, F_RM, F_MR, F_RI, F_MI, F_LMR, F_LMI, NFORMS };
+enum { F_RR, F_RI, F_LMR, F_LMI, NFORMS };
+enum { F_RM, F_MR, F_MI, NMEMFORMS };
 #define ROW(name, form) { op_##name##_##form##_8, op_##name##_##form##_16, op_##name##_##form##_32, op_##name##_##form##_64 }
-#define FORMS(name) { ROW(name, rr), ROW(name, rm), ROW(name, mr), ROW(name, ri), ROW(name, mi), ROW(name, lmr), ROW(name, lmi) },
+#define FORMS(name) { ROW(name, rr), ROW(name, ri), ROW(name, lmr), ROW(name, lmi) },
+#define MEMFORMS(name)                                                                  \
+    { { ADDR_MODES(AM_WIDTHS_ROW, op_##name##_rm_) },                                   \
+      { ADDR_MODES(AM_WIDTHS_ROW, op_##name##_mr_) },                                   \
+      { ADDR_MODES(AM_WIDTHS_ROW, op_##name##_mi_) } },
 enum { A_ADD, A_OR, A_ADC, A_SBB, A_AND, A_SUB, A_XOR, A_CMP, A_TEST, NBINARY };
 static const cpu_handler binary[NBINARY][NFORMS][4] = { BINARY_OPS(FORMS) };
+static const cpu_handler binary_mem[NBINARY][NMEMFORMS][AM_COUNT][4] = { BINARY_OPS(MEMFORMS) };
 
 /* ------------------------------------------------------------ unary: INC DEC NEG NOT */
 #define GEN_UNARY(B)                                                                    \
@@ -228,7 +250,7 @@ static bool dec_binary(struct decoder *d, unsigned which)
         } else if (is_mem(d, 1)) {
             if (!dec_mem_op(d, 1))
                 return false;
-            op->fn = binary[which][F_RM][w];
+            op->fn = binary_mem[which][F_RM][dec_addr_mode(d)][w];
         } else {
             op->imm = dec_imm(d, 1);
             op->fn = binary[which][F_RI][w];
@@ -237,13 +259,14 @@ static bool dec_binary(struct decoder *d, unsigned which)
     }
     if (!dec_mem_op(d, 0))
         return false;
+    unsigned am = dec_addr_mode(d);
     if (is_reg(d, 1)) {
         if (!dec_reg_op(d, 1, &op->r2))
             return false;
-        op->fn = binary[which][lock ? F_LMR : F_MR][w];
+        op->fn = lock ? binary[which][F_LMR][w] : binary_mem[which][F_MR][am][w];
     } else {
         op->imm = dec_imm(d, 1);
-        op->fn = binary[which][lock ? F_LMI : F_MI][w];
+        op->fn = lock ? binary[which][F_LMI][w] : binary_mem[which][F_MI][am][w];
     }
     return true;
 }

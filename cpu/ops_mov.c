@@ -11,32 +11,38 @@
     static void op_mov_rr_##B(struct cpu *c, const struct op *op)                       \
     {                                                                                   \
         set_gpr##B(c, op->r1, GPR##B(c, op->r2));                                       \
-        NEXT(c, op);                                                              \
-    }                                                                                   \
-    static void op_mov_rm_##B(struct cpu *c, const struct op *op)                       \
-    {                                                                                   \
-        set_gpr##B(c, op->r1, load##B(c, op_ea(c, op)));                                \
-        NEXT(c, op);                                                              \
-    }                                                                                   \
-    static void op_mov_mr_##B(struct cpu *c, const struct op *op)                       \
-    {                                                                                   \
-        store##B(c, op_ea(c, op), GPR##B(c, op->r2));                                   \
-        NEXT(c, op);                                                              \
+        NEXT(c, op);                                                                    \
     }                                                                                   \
     static void op_mov_ri_##B(struct cpu *c, const struct op *op)                       \
     {                                                                                   \
         set_gpr##B(c, op->r1, (uint64_t)op->imm);                                       \
-        NEXT(c, op);                                                              \
-    }                                                                                   \
-    static void op_mov_mi_##B(struct cpu *c, const struct op *op)                       \
-    {                                                                                   \
-        store##B(c, op_ea(c, op), (uint##B##_t)op->imm);                                \
-        NEXT(c, op);                                                              \
+        NEXT(c, op);                                                                    \
     }
 GEN_MOV(8)
 GEN_MOV(16)
 GEN_MOV(32)
 GEN_MOV(64)
+/* The memory forms, once per operand form (cpu/mem.h ADDR_MODES). */
+#define GEN_MOV_MEM(AM, sfx, B)                                                         \
+    static void op_mov_rm_##B##_##sfx(struct cpu *c, const struct op *op)               \
+    {                                                                                   \
+        set_gpr##B(c, op->r1, ld##B(am_ptr(c, op, AM)));                                \
+        NEXT(c, op);                                                                    \
+    }                                                                                   \
+    static void op_mov_mr_##B##_##sfx(struct cpu *c, const struct op *op)               \
+    {                                                                                   \
+        st##B(am_ptr(c, op, AM), GPR##B(c, op->r2));                                    \
+        NEXT(c, op);                                                                    \
+    }                                                                                   \
+    static void op_mov_mi_##B##_##sfx(struct cpu *c, const struct op *op)               \
+    {                                                                                   \
+        st##B(am_ptr(c, op, AM), (uint##B##_t)op->imm);                                 \
+        NEXT(c, op);                                                                    \
+    }
+ADDR_MODES(GEN_MOV_MEM, 8)
+ADDR_MODES(GEN_MOV_MEM, 16)
+ADDR_MODES(GEN_MOV_MEM, 32)
+ADDR_MODES(GEN_MOV_MEM, 64)
 /* MOV between the accumulator and a 64-bit absolute address (moffs64, A0-A3:
  * JITs such as V8's emit them), which struct op's 32-bit disp cannot hold. */
 #define GEN_MOV_ABS(B)                                                                  \
@@ -58,13 +64,11 @@ static const cpu_handler mov_abs_h[2][4] = {
     { op_mov_r_abs_8, op_mov_r_abs_16, op_mov_r_abs_32, op_mov_r_abs_64 },
     { op_mov_abs_r_8, op_mov_abs_r_16, op_mov_abs_r_32, op_mov_abs_r_64 },
 };
-static const cpu_handler mov_h[5][4] = {
-    { op_mov_rr_8, op_mov_rr_16, op_mov_rr_32, op_mov_rr_64 },
-    { op_mov_rm_8, op_mov_rm_16, op_mov_rm_32, op_mov_rm_64 },
-    { op_mov_mr_8, op_mov_mr_16, op_mov_mr_32, op_mov_mr_64 },
-    { op_mov_ri_8, op_mov_ri_16, op_mov_ri_32, op_mov_ri_64 },
-    { op_mov_mi_8, op_mov_mi_16, op_mov_mi_32, op_mov_mi_64 },
-};
+static const cpu_handler mov_rr_h[4] = { op_mov_rr_8, op_mov_rr_16, op_mov_rr_32, op_mov_rr_64 };
+static const cpu_handler mov_ri_h[4] = { op_mov_ri_8, op_mov_ri_16, op_mov_ri_32, op_mov_ri_64 };
+static const cpu_handler mov_rm_h[AM_COUNT][4] = { ADDR_MODES(AM_WIDTHS_ROW, op_mov_rm_) };
+static const cpu_handler mov_mr_h[AM_COUNT][4] = { ADDR_MODES(AM_WIDTHS_ROW, op_mov_mr_) };
+static const cpu_handler mov_mi_h[AM_COUNT][4] = { ADDR_MODES(AM_WIDTHS_ROW, op_mov_mi_) };
 
 /* MOV r/m, Sreg and MOV Sreg, r/m: selectors are kept, bases are Linux's. */
 static void op_mov_r_sreg(struct cpu *c, const struct op *op)
@@ -133,16 +137,45 @@ static void op_movx_m(struct cpu *c, const struct op *op)
     NEXT(c, op);
 }
 
-static void op_lea_32(struct cpu *c, const struct op *op)
-{
-    set_gpr32(c, op->r1, op_lea(c, op));
-    NEXT(c, op);
-}
-static void op_lea_64(struct cpu *c, const struct op *op)
-{
-    set_gpr64(c, op->r1, op_lea(c, op));
-    NEXT(c, op);
-}
+/* The common extensions have a handler each, per operand form:
+ * X(name, destination bits, source bits, signed). */
+#define MOVX_COMMON(X)                                                                  \
+    X(zx32_8, 32, 8, 0) X(zx32_16, 32, 16, 0) X(sx32_8, 32, 8, 1) X(sx32_16, 32, 16, 1)  \
+    X(sx64_8, 64, 8, 1) X(sx64_16, 64, 16, 1) X(sx64_32, 64, 32, 1)
+#define EXT_0(S, v) (uint##S##_t)(v)
+#define EXT_1(S, v) (int##S##_t)(v)
+#define GEN_MOVX_R(name, D, S, SG)                                                      \
+    static void op_movx_##name##_r(struct cpu *c, const struct op *op)                  \
+    {                                                                                   \
+        set_gpr##D(c, op->r1, (uint64_t)(int64_t)EXT_##SG(S, GPR##S(c, op->r2)));       \
+        NEXT(c, op);                                                                    \
+    }                                                                                   \
+    ADDR_MODES(GEN_MOVX_M, name, D, S, SG)
+#define GEN_MOVX_M(AM, sfx, name, D, S, SG)                                             \
+    static void op_movx_##name##_m_##sfx(struct cpu *c, const struct op *op)            \
+    {                                                                                   \
+        set_gpr##D(c, op->r1, (uint64_t)(int64_t)EXT_##SG(S, ld##S(am_ptr(c, op, AM)))); \
+        NEXT(c, op);                                                                    \
+    }
+MOVX_COMMON(GEN_MOVX_R)
+#define MOVX_M_ENTRY(AM, sfx, name) op_movx_##name##_m_##sfx,
+#define MOVX_ENTRY(name, D, S, SG) { D / 8, S / 8, SG, op_movx_##name##_r, { ADDR_MODES(MOVX_M_ENTRY, name) } },
+static const struct movx_form {
+    uint8_t dst, src, sign;
+    cpu_handler r, m[AM_COUNT];
+} movx_forms[] = { MOVX_COMMON(MOVX_ENTRY) };
+
+/* LEA: the address without a segment base (decode clears op->seg). */
+#define GEN_LEA(AM, sfx, B)                                                             \
+    static void op_lea_##B##_##sfx(struct cpu *c, const struct op *op)                  \
+    {                                                                                   \
+        set_gpr##B(c, op->r1, AM == AM_ANY ? op_lea(c, op) : am_ea(c, op, AM));         \
+        NEXT(c, op);                                                                    \
+    }
+ADDR_MODES(GEN_LEA, 32)
+ADDR_MODES(GEN_LEA, 64)
+#define LEA_ENTRY(AM, sfx, B) op_lea_##B##_##sfx,
+static const cpu_handler lea_h[2][AM_COUNT] = { { ADDR_MODES(LEA_ENTRY, 32) }, { ADDR_MODES(LEA_ENTRY, 64) } };
 static void op_lea_16(struct cpu *c, const struct op *op)
 {
     set_gpr16(c, op->r1, op_lea(c, op));
@@ -418,7 +451,7 @@ static bool dec_mov_forms(struct decoder *d)
         if (!dec_reg_op(d, 0, &op->r1))
             return false;
         if (is_reg(d, 1)) {
-            op->fn = mov_h[0][w];
+            op->fn = mov_rr_h[w];
             return dec_reg_op(d, 1, &op->r2);
         }
         if (dec_moffs_op(d, 1)) {
@@ -426,11 +459,13 @@ static bool dec_mov_forms(struct decoder *d)
             return true;
         }
         if (is_mem(d, 1)) {
-            op->fn = mov_h[1][w];
-            return dec_mem_op(d, 1);
+            if (!dec_mem_op(d, 1))
+                return false;
+            op->fn = mov_rm_h[dec_addr_mode(d)][w];
+            return true;
         }
         op->imm = dec_imm(d, 1);
-        op->fn = mov_h[3][w];
+        op->fn = mov_ri_h[w];
         return true;
     }
     if (dec_moffs_op(d, 0)) {
@@ -440,11 +475,11 @@ static bool dec_mov_forms(struct decoder *d)
     if (!dec_mem_op(d, 0))
         return false;
     if (is_reg(d, 1)) {
-        op->fn = mov_h[2][w];
+        op->fn = mov_mr_h[dec_addr_mode(d)][w];
         return dec_reg_op(d, 1, &op->r2);
     }
     op->imm = dec_imm(d, 1);
-    op->fn = mov_h[4][w];
+    op->fn = mov_mi_h[dec_addr_mode(d)][w];
     return true;
 }
 
@@ -456,12 +491,18 @@ static bool dec_movx(struct decoder *d, bool sign)
     op->x2 = sign;
     if (!dec_reg_op(d, 0, &op->r1))
         return false;
+    const struct movx_form *f = NULL;
+    for (size_t i = 0; i < sizeof(movx_forms) / sizeof(movx_forms[0]); i++)
+        if (movx_forms[i].dst == op->size && movx_forms[i].src == op->x1 && movx_forms[i].sign == sign)
+            f = &movx_forms[i];
     if (is_reg(d, 1)) {
-        op->fn = op_movx_r;
+        op->fn = f ? f->r : op_movx_r;
         return dec_reg_op(d, 1, &op->r2);
     }
-    op->fn = op_movx_m;
-    return dec_mem_op(d, 1);
+    if (!dec_mem_op(d, 1))
+        return false;
+    op->fn = f ? f->m[dec_addr_mode(d)] : op_movx_m;
+    return true;
 }
 
 /* Forms "reg/mem, reg" shared by XCHG, XADD, CMPXCHG. */
@@ -495,7 +536,7 @@ bool dec_mov(struct decoder *d)
         if (!dec_reg_op(d, 0, &op->r1) || !dec_mem_op(d, 1))
             return false;
         op->seg = SEG_NONE;
-        op->fn = d->ops[0].size == 64 ? op_lea_64 : d->ops[0].size == 32 ? op_lea_32 : op_lea_16;
+        op->fn = d->ops[0].size == 16 ? op_lea_16 : lea_h[d->ops[0].size == 64][dec_addr_mode(d)];
         return true;
     case ZYDIS_MNEMONIC_XCHG:
         if (is_mem(d, 1)) { /* canonical order: memory first */

@@ -8,10 +8,12 @@
  * checked in tests/unit/test_shift.c), and a memory operand is read and
  * written back like every read-modify-write.
  *
- * The flags are computed eagerly (cpu/flags.h): each kernel returns the
- * result, the new flag values and the set of flags it changes.  Shifts
- * change all six, so they overwrite RFLAGS without materialising the lazy
- * flags of the previous operation; rotates change only CF and OF.  Where the
+ * The flags stay lazy (cpu/flags.h): each kernel returns the result, the
+ * flags it decides itself and the set of flags it changes.  Shifts change
+ * all six: they leave a record of a logic operation on the result (SF, ZF,
+ * PF) with CF, AF and OF in its override fields, whatever the previous
+ * operation was; rotates change only CF and OF, which go to the override
+ * fields of the previous operation's record.  Where the
  * SDM leaves a flag undefined (AF after a shift, OF after a multi-bit
  * shift or rotate, CF after SHL/SHR by >= the width) we produce what the
  * AMD hosts we test on produce, so differential runs stay quiet there. */
@@ -19,7 +21,9 @@
 #include "cpu/flags.h"
 #include "cpu/mem.h"
 
-/* A kernel's outcome: result, new flags, and which flags they replace. */
+/* A kernel's outcome: result, new flags, and which flags they replace:
+ * FL_ARITH (shifts: f has CF, AF and OF; SF, ZF and PF follow from the
+ * result), FL_CF | FL_OF (rotates) or none (a zero count). */
 struct shres {
     uint64_t r, f, m;
 };
@@ -29,12 +33,6 @@ static inline uint64_t msb(uint64_t v, unsigned bits) { return (v >> (bits - 1))
 static inline uint64_t sext(uint64_t v, unsigned bits)
 {
     return (uint64_t)((int64_t)(v << (64 - bits)) >> (64 - bits));
-}
-
-/* SF, ZF, PF of a result (already masked to the width). */
-static inline uint64_t szp(uint64_t r, unsigned bits)
-{
-    return (msb(r, bits) ? FL_SF : 0) | (r == 0 ? FL_ZF : 0) | parity_flag(r);
 }
 
 static inline uint64_t cf_of(uint64_t cf, uint64_t of)
@@ -53,7 +51,7 @@ static inline struct shres k_shl(struct cpu *c, unsigned bits, uint64_t v, unsig
     (void)c;
     uint64_t r = (v << n) & wmask(bits);
     uint64_t cf = n <= bits ? (v >> (bits - n)) & 1 : 0;
-    return (struct shres){ r, szp(r, bits) | FL_AF | cf_of(cf, msb(r, bits) ^ cf), FL_ARITH };
+    return (struct shres){ r, FL_AF | cf_of(cf, msb(r, bits) ^ cf), FL_ARITH };
 }
 
 /* SHR: OF = MSB of the original operand for n = 1 (AMD clears it beyond). */
@@ -62,7 +60,7 @@ static inline struct shres k_shr(struct cpu *c, unsigned bits, uint64_t v, unsig
     (void)c;
     uint64_t r = v >> n;
     uint64_t cf = (v >> (n - 1)) & 1;
-    return (struct shres){ r, szp(r, bits) | FL_AF | cf_of(cf, n == 1 && msb(v, bits)), FL_ARITH };
+    return (struct shres){ r, FL_AF | cf_of(cf, n == 1 && msb(v, bits)), FL_ARITH };
 }
 
 /* SAR: the sign fills in; CF is the last bit out (the sign once n >= width);
@@ -73,18 +71,29 @@ static inline struct shres k_sar(struct cpu *c, unsigned bits, uint64_t v, unsig
     int64_t s = (int64_t)sext(v, bits);
     uint64_t r = (uint64_t)(s >> n) & wmask(bits);
     uint64_t cf = (uint64_t)(s >> (n - 1)) & 1;
-    return (struct shres){ r, szp(r, bits) | FL_AF | cf_of(cf, 0), FL_ARITH };
+    return (struct shres){ r, FL_AF | cf_of(cf, 0), FL_ARITH };
 }
 
 /* ROL/ROR rotate by n mod width; CF and OF change even when that is 0 (SDM
  * pseudo-code: the flags depend on the masked count, not on tempCOUNT).
  * ROL: CF = LSB(result), OF = MSB(result) ^ CF.
  * ROR: CF = MSB(result), OF = MSB(result) ^ MSB-1(result). */
+/* v (zero-extended from bits) rotated left by k < bits, written so that the
+ * compiler emits one rotate instruction. */
+static inline uint64_t rotl_w(unsigned bits, uint64_t v, unsigned k)
+{
+    switch (bits) {
+    case 8: return (uint8_t)((uint8_t)v << k | (uint8_t)v >> (-k & 7));
+    case 16: return (uint16_t)((uint16_t)v << k | (uint16_t)v >> (-k & 15));
+    case 32: return (uint32_t)((uint32_t)v << k | (uint32_t)v >> (-k & 31));
+    default: return v << k | v >> (-k & 63);
+    }
+}
+
 static inline struct shres k_rol(struct cpu *c, unsigned bits, uint64_t v, unsigned n)
 {
     (void)c;
-    unsigned k = n & (bits - 1);
-    uint64_t r = k ? ((v << k) | (v >> (bits - k))) & wmask(bits) : v;
+    uint64_t r = rotl_w(bits, v, n & (bits - 1));
     uint64_t cf = r & 1;
     return (struct shres){ r, cf_of(cf, msb(r, bits) ^ cf), FL_CF | FL_OF };
 }
@@ -92,8 +101,7 @@ static inline struct shres k_rol(struct cpu *c, unsigned bits, uint64_t v, unsig
 static inline struct shres k_ror(struct cpu *c, unsigned bits, uint64_t v, unsigned n)
 {
     (void)c;
-    unsigned k = n & (bits - 1);
-    uint64_t r = k ? ((v >> k) | (v << (bits - k))) & wmask(bits) : v;
+    uint64_t r = rotl_w(bits, v, -n & (bits - 1));
     return (struct shres){ r, cf_of(msb(r, bits), msb(r, bits) ^ msb(r, bits - 1)), FL_CF | FL_OF };
 }
 
@@ -133,17 +141,32 @@ static inline struct shres k_rcr(struct cpu *c, unsigned bits, uint64_t v, unsig
     return (struct shres){ r, cf_of(cf, msb(r, bits) ^ msb(r, bits - 1)), FL_CF | FL_OF };
 }
 
-/* Commit the flags of a kernel (nothing for a zero count). */
-static inline void sh_flags(struct cpu *c, const struct op *op, const struct shres *s)
+/* Commit the flags of a B-bit kernel (nothing for a zero count). */
+static inline void sh_flags(struct cpu *c, const struct op *op, const struct shres *s, unsigned B)
 {
     if (op->flags & OPF_NOFLAGS)
         return; /* nothing will read them (cpu/block.c) */
     if (s->m == FL_ARITH) {
-        /* All six replaced: whatever the lazy state was no longer matters. */
-        c->rflags = (c->rflags & ~(uint64_t)FL_ARITH) | s->f;
-        c->lf_op = LF_NONE;
+        /* All six replaced, lazily: SF, ZF and PF come from the result as
+         * after a logic operation of that width (cpu/flags.c), CF, AF and
+         * OF are the record's override fields.  Only a reader of the flags
+         * computes them. */
+        const uint32_t m = FL_CF | FL_AF | FL_OF;
+        _Static_assert(((FL_CF | FL_AF | FL_OF) & ~0xfffu) == 0, "they fit the override fields");
+        c->lf_res = s->r;
+        c->lf_op = (LF_LOGIC + size_log2(B / 8)) | m << LF_OVR_MASK_SHIFT |
+                   ((uint32_t)s->f & m) << LF_OVR_VALUE_SHIFT;
     } else if (s->m) {
-        cpu_set_arith(c, s->f, s->m);
+        /* ROL/ROR and RCL/RCR: CF and OF, as cpu_set_arith() sets them, inline;
+         * over a lazy operation they go to its override fields (its flags
+         * stay lazy). */
+        const uint32_t m = FL_CF | FL_OF;
+        _Static_assert(((FL_CF | FL_OF) & ~0xfffu) == 0, "CF and OF fit the override fields");
+        if (c->lf_op != LF_NONE)
+            c->lf_op = (c->lf_op & ~(m << LF_OVR_VALUE_SHIFT)) | m << LF_OVR_MASK_SHIFT |
+                       (uint32_t)s->f << LF_OVR_VALUE_SHIFT;
+        else
+            c->rflags = (c->rflags & ~(uint64_t)m) | s->f;
     }
 }
 
@@ -162,16 +185,17 @@ static inline void sh_flags(struct cpu *c, const struct op *op, const struct shr
 #define GEN_SHIFT(name, B)                                                              \
     static void op_##name##_ri_##B(struct cpu *c, const struct op *op)                  \
     {                                                                                   \
-        SH_RUN(name, B, GPR##B(c, op->r1), (unsigned)op->imm);                          \
+        /* the count is not 0 (op_shift_ri0_B has those) */                             \
+        struct shres s = k_##name(c, B, GPR##B(c, op->r1), (unsigned)op->imm);          \
         set_gpr##B(c, op->r1, s.r);                                                     \
-        sh_flags(c, op, &s);                                                                \
-        NEXT(c, op);                                                              \
+        sh_flags(c, op, &s, B);                                                            \
+        NEXT(c, op);                                                                    \
     }                                                                                   \
     static void op_##name##_rc_##B(struct cpu *c, const struct op *op)                  \
     {                                                                                   \
         SH_RUN(name, B, GPR##B(c, op->r1), CL_COUNT(B));                                \
         set_gpr##B(c, op->r1, s.r);                                                     \
-        sh_flags(c, op, &s);                                                                \
+        sh_flags(c, op, &s, B);                                                                \
         NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##name##_mi_##B(struct cpu *c, const struct op *op)                  \
@@ -179,7 +203,7 @@ static inline void sh_flags(struct cpu *c, const struct op *op, const struct shr
         uint64_t a = op_ea(c, op);                                                      \
         SH_RUN(name, B, load##B(c, a), (unsigned)op->imm);                              \
         store##B(c, a, (uint##B##_t)s.r);                                               \
-        sh_flags(c, op, &s);                                                                \
+        sh_flags(c, op, &s, B);                                                                \
         NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##name##_mc_##B(struct cpu *c, const struct op *op)                  \
@@ -187,9 +211,23 @@ static inline void sh_flags(struct cpu *c, const struct op *op, const struct shr
         uint64_t a = op_ea(c, op);                                                      \
         SH_RUN(name, B, load##B(c, a), CL_COUNT(B));                                    \
         store##B(c, a, (uint##B##_t)s.r);                                               \
-        sh_flags(c, op, &s);                                                                \
+        sh_flags(c, op, &s, B);                                                                \
         NEXT(c, op);                                                              \
     }
+
+/* A register shifted or rotated by an immediate count of 0 (after masking)
+ * keeps its value and the flags; a 32-bit register is zero-extended. */
+#define GEN_SHIFT_RI0(B)                                                                \
+    static void op_shift_ri0_##B(struct cpu *c, const struct op *op)                    \
+    {                                                                                   \
+        set_gpr##B(c, op->r1, GPR##B(c, op->r1));                                       \
+        NEXT(c, op);                                                                    \
+    }
+GEN_SHIFT_RI0(8)
+GEN_SHIFT_RI0(16)
+GEN_SHIFT_RI0(32)
+GEN_SHIFT_RI0(64)
+static const cpu_handler shift_ri0_h[4] = { op_shift_ri0_8, op_shift_ri0_16, op_shift_ri0_32, op_shift_ri0_64 };
 
 #define GEN_SHIFT_WIDTHS(name) GEN_SHIFT(name, 8) GEN_SHIFT(name, 16) GEN_SHIFT(name, 32) GEN_SHIFT(name, 64)
 #define SHIFT_OPS(X) X(shl) X(shr) X(sar) X(rol) X(ror) X(rcl) X(rcr)
@@ -221,7 +259,7 @@ static inline struct shres k_shld(struct cpu *c, unsigned bits, uint64_t d, uint
         r = ((d << n) | (s >> (bits - n))) & wmask(bits);
         cf = (d >> (bits - n)) & 1;
     }
-    return (struct shres){ r, szp(r, bits) | FL_AF | cf_of(cf, cf ^ msb(d << n, bits)), FL_ARITH };
+    return (struct shres){ r, FL_AF | cf_of(cf, cf ^ msb(d << n, bits)), FL_ARITH };
 }
 
 static inline struct shres k_shrd(struct cpu *c, unsigned bits, uint64_t d, uint64_t s, unsigned n)
@@ -235,7 +273,7 @@ static inline struct shres k_shrd(struct cpu *c, unsigned bits, uint64_t d, uint
         r = ((d >> n) | (s << (bits - n))) & wmask(bits);
         cf = (d >> (n - 1)) & 1;
     }
-    return (struct shres){ r, szp(r, bits) | FL_AF | cf_of(cf, msb(r, bits) ^ msb(r, bits - 1)), FL_ARITH };
+    return (struct shres){ r, FL_AF | cf_of(cf, msb(r, bits) ^ msb(r, bits - 1)), FL_ARITH };
 }
 
 #define SHD_RUN(name, B, d, src, n)                                                     \
@@ -248,14 +286,14 @@ static inline struct shres k_shrd(struct cpu *c, unsigned bits, uint64_t d, uint
     {                                                                                   \
         SHD_RUN(name, B, GPR##B(c, op->r1), GPR##B(c, op->r2), (unsigned)op->imm);      \
         set_gpr##B(c, op->r1, s.r);                                                     \
-        sh_flags(c, op, &s);                                                                \
+        sh_flags(c, op, &s, B);                                                                \
         NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##name##_rc_##B(struct cpu *c, const struct op *op)                  \
     {                                                                                   \
         SHD_RUN(name, B, GPR##B(c, op->r1), GPR##B(c, op->r2), CL_COUNT(B));            \
         set_gpr##B(c, op->r1, s.r);                                                     \
-        sh_flags(c, op, &s);                                                                \
+        sh_flags(c, op, &s, B);                                                                \
         NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##name##_mi_##B(struct cpu *c, const struct op *op)                  \
@@ -263,7 +301,7 @@ static inline struct shres k_shrd(struct cpu *c, unsigned bits, uint64_t d, uint
         uint64_t a = op_ea(c, op);                                                      \
         SHD_RUN(name, B, load##B(c, a), GPR##B(c, op->r2), (unsigned)op->imm);          \
         store##B(c, a, (uint##B##_t)s.r);                                               \
-        sh_flags(c, op, &s);                                                                \
+        sh_flags(c, op, &s, B);                                                                \
         NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##name##_mc_##B(struct cpu *c, const struct op *op)                  \
@@ -271,7 +309,7 @@ static inline struct shres k_shrd(struct cpu *c, unsigned bits, uint64_t d, uint
         uint64_t a = op_ea(c, op);                                                      \
         SHD_RUN(name, B, load##B(c, a), GPR##B(c, op->r2), CL_COUNT(B));                \
         store##B(c, a, (uint##B##_t)s.r);                                               \
-        sh_flags(c, op, &s);                                                                \
+        sh_flags(c, op, &s, B);                                                                \
         NEXT(c, op);                                                              \
     }
 #define GEN_SHD_WIDTHS(name) GEN_SHD(name, 16) GEN_SHD(name, 32) GEN_SHD(name, 64)
@@ -309,6 +347,8 @@ static bool dec_sh(struct decoder *d, unsigned which)
     if (reg ? !dec_reg_op(d, 0, &op->r1) : !dec_mem_op(d, 0))
         return false;
     op->fn = shift_h[which][(reg ? F_RI : F_MI) + by_cl][size_index(op->size)];
+    if (reg && !by_cl && op->imm == 0)
+        op->fn = shift_ri0_h[size_index(op->size)];
     return true;
 }
 
