@@ -374,18 +374,7 @@ int options_parse(struct options *o, int argc, char **argv, char **environ)
     if (o->execve) {
         /* A guest's execve (exec_env.h): the loader's variables are not the
          * guest's; the guest's own arrive hidden, in place. */
-        int k = 0;
-        for (int j = 0; o->env[j]; j++) {
-            char *e = o->env[j];
-            if (exec_env_hidden(e))
-                memmove(e, e + sizeof(EXEC_ENV_HIDE) - 1, strlen(e) - (sizeof(EXEC_ENV_HIDE) - 1) + 1);
-            else if (exec_env_loader_var(e)) {
-                free(e);
-                continue;
-            }
-            o->env[k++] = e;
-        }
-        o->env[k] = NULL;
+        exec_env_unhide(o->env, true);
     }
     if (i >= argc)
         return fail("no PROGRAM given", NULL);

@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 
 #include "tools/view/input.h"
+#include "tools/view/park.h"
 
 /* Jump to what an address is: its stack slot, its code, its mapping. */
 static void jump_to(struct view *v, uint64_t addr)
@@ -58,12 +59,41 @@ void input_click(struct view *v, int x, int y)
 
 static void command(struct view *v, void (*fn)(struct session *))
 {
+    if (v->s->posted) {
+        /* The runner is busy (a run's slice, or a call that waits). */
+        snprintf(v->s->status, sizeof(v->s->status),
+                 "the program is busy: c or space pauses it, q quits");
+        return;
+    }
     session_mark(v->s);
     v->disasm_at = 0;
     fn(v->s);
 }
 
 static void run_to_main(struct session *s) { session_run_to_main(s); }
+
+/* 't': the registers, the code and the live stack of the next parked
+ * guest thread, then the first one again. */
+static void show_next_thread(struct view *v)
+{
+    struct session *s = v->s;
+    if (s->posted || s->exited)
+        return;
+    int tid = park_next(s, s->shown_tid);
+    if (tid && park_show(s, tid)) {
+        s->shown_tid = tid;
+        snprintf(s->status, sizeof(s->status), "thread %d, parked at a block boundary", tid);
+    } else {
+        s->shown_tid = 0;
+        elfemu_get_regs(s->vm, &s->regs);
+        elfemu_get_fpstate(s->vm, s->fp);
+        snprintf(s->status, sizeof(s->status), "the first thread (the one the keys step)");
+    }
+    /* Another thread's registers: nothing to highlight against. */
+    s->prev = s->regs;
+    memcpy(s->prev_fp, s->fp, sizeof(s->fp));
+    v->disasm_at = 0;
+}
 
 bool input_key(struct view *v, SDL_Keycode key)
 {
@@ -92,9 +122,12 @@ bool input_key(struct view *v, SDL_Keycode key)
     case SDLK_SPACE:
         if (s->goal != GOAL_NONE)
             session_pause(s);
+        else if (s->posted)
+            session_run_free(s); /* a step that waits in a call: run on from it */
         else
             command(v, session_run_free);
         break;
+    case SDLK_t: show_next_thread(v); break;
     case SDLK_b:
         v->prompting = true;
         v->prompt_fresh = true;
@@ -154,7 +187,7 @@ int input_script_word(struct view *v, const char *word)
     }
     static const struct { const char *word; SDL_Keycode key; } keys[] = {
         { "s", SDLK_s }, { "n", SDLK_n }, { "y", SDLK_y }, { "m", SDLK_m }, { "c", SDLK_c },
-        { "f", SDLK_f }, { "l", SDLK_l }, { "q", SDLK_q }, { "pgup", SDLK_PAGEUP }, { "pgdn", SDLK_PAGEDOWN },
+        { "f", SDLK_f }, { "l", SDLK_l }, { "q", SDLK_q }, { "t", SDLK_t }, { "pgup", SDLK_PAGEUP }, { "pgdn", SDLK_PAGEDOWN },
     };
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
         if (!strcmp(word, keys[i].word))

@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +14,12 @@
 #include <SDL.h>
 #include <SDL_ttf.h>
 
+#include "syscalls/exec_env.h"
 #include "tools/view/input.h"
+#include "tools/view/options.h"
 #include "tools/view/png.h"
+#include "tools/view/relaunch.h"
+#include "tools/view/runner.h"
 #include "tools/view/view.h"
 
 extern char **environ;
@@ -21,17 +27,6 @@ extern char **environ;
 #ifndef ELFEMU_VIEW_FONT
 #define ELFEMU_VIEW_FONT "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"
 #endif
-
-struct view_options {
-    elfemu_config cfg;
-    const char *screenshot, *at, *script, *state_file, *font, *argv0;
-    int width, height, font_size;
-    char **env;
-    int nenv;
-    const char *program;
-    char **args;
-    int nargs;
-};
 
 static void usage(FILE *f)
 {
@@ -46,11 +41,12 @@ static void usage(FILE *f)
         "  --screenshot FILE.png  draw without a display and write a PNG\n"
         "  --at=entry|main|exit|N where the screenshot is taken (default entry)\n"
         "  --size WxH         the window or screenshot size (default 1280x800)\n"
-        "  --script \"WORDS\"   keys to press first: s n y m c f l pgup pgdn q b=WHERE\n"
+        "  --script \"WORDS\"   keys to press first: s n y m c f l t pgup pgdn q b=WHERE\n"
         "  --state-file FILE  write the register pane to FILE when the viewer ends\n"
         "  --font FILE.ttf, --font-size N  a monospaced TrueType font\n"
         "keys: s step, n step over, y run to the next syscall, m run to main,\n"
-        "      c or space run/pause, b breakpoint, f x87/SSE, l live stack, q quit\n");
+        "      c or space run/pause, b breakpoint, f x87/SSE, l live stack, t next thread,\n"
+        "      q quit\n");
 }
 
 static int set_env(struct view_options *o, const char *var, bool remove)
@@ -92,12 +88,13 @@ static int parse(struct view_options *o, int argc, char **argv)
     memset(o, 0, sizeof(*o));
     elfemu_config_init(&o->cfg);
     o->width = 1280, o->height = 800, o->font_size = 11;
+    o->close_fd = -1;
     o->at = "entry";
     o->font = getenv("ELFEMU_VIEW_FONT") ? getenv("ELFEMU_VIEW_FONT") : ELFEMU_VIEW_FONT;
     for (char **e = environ; *e; e++)
         if (set_env(o, *e, false))
             return -1;
-    int i = 1;
+    int i = 1, taken;
     for (; i < argc && argv[i][0] == '-'; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -126,6 +123,7 @@ static int parse(struct view_options *o, int argc, char **argv)
         } else if (takes(a, "--seed", val, &i)) {
             o->cfg.have_seed = true;
             o->cfg.seed = strtoull(val, NULL, 0);
+            o->seed_word = val;
         } else if (!strcmp(a, "--aslr")) {
             o->cfg.aslr = true;
         } else if (takes(a, "--screenshot", val, &i)) {
@@ -146,6 +144,10 @@ static int parse(struct view_options *o, int argc, char **argv)
             o->state_file = val;
         } else if (takes(a, "--font", val, &i)) {
             o->font = val;
+        } else if ((taken = relaunch_option(o, a, val, &i)) != 0) {
+            /* an option of the guest's execve (relaunch.c) */
+            if (taken < 0)
+                return -1;
         } else if (takes(a, "--font-size", val, &i)) {
             o->font_size = atoi(val);
             if (o->font_size < 6 || o->font_size > 48) {
@@ -156,7 +158,7 @@ static int parse(struct view_options *o, int argc, char **argv)
             /* An option that wanted a value has said so already. */
             static const char *const valued[] = { "-E", "-U", "-0", "-L", "--seed",
                 "--screenshot", "--at", "--size", "--script", "--state-file", "--font",
-                "--font-size", NULL };
+                "--font-size", "--exec-rlimits", "--close-fd", "--view-pid", "--view-env", NULL };
             bool known = false;
             for (const char *const *v = valued; *v; v++)
                 known = known || !strcmp(a, *v);
@@ -174,6 +176,8 @@ static int parse(struct view_options *o, int argc, char **argv)
     o->nargs = argc - i - 1;
     if (!o->env && !(o->env = calloc(1, sizeof(char *))))
         return -1;
+    if (o->execve) /* a guest's execve (exec_env.h): its environment, as it gave it */
+        exec_env_unhide(o->env, false);
     return 0;
 }
 
@@ -201,10 +205,12 @@ static int run_to(struct session *s, const char *at)
         for (unsigned long long k = 0; k < n && !s->exited; k++) {
             session_mark(s);
             session_step(s);
+            while (session_poll(s, -1))
+                ;
         }
         return 0;
     }
-    while (session_advance(s, 1u << 20))
+    while (session_poll(s, -1))
         ;
     if (!strcmp(at, "main") && s->exited) {
         fprintf(stderr, "elfemu-view: --at=main: the program ended before main\n");
@@ -224,7 +230,7 @@ static int run_script(struct view *v, char *words, bool wait)
         }
         if (r == 0)
             return 0;
-        while (wait && session_advance(v->s, 1u << 20))
+        while (wait && session_poll(v->s, -1))
             ;
     }
     return 1;
@@ -244,7 +250,9 @@ static int write_state(const struct view *v, const char *path)
     for (int i = 0; i < n; i++)
         fprintf(f, "%s=%s%s\n", fields[i].name, fields[i].value,
                 fields[i].changed ? " (changed)" : "");
+    fprintf(f, "program=%s\n", s->li->program.path);
     fprintf(f, "exited=%s\n", s->exited ? "yes" : "no");
+    fprintf(f, "status=%s\n", s->status);
     fprintf(f, "syscalls=%zu\n", s->syslog->total);
     if (v->fig_selected >= 0)
         fprintf(f, "stack_selected=%s\n", v->fig.slots[v->fig_selected].text);
@@ -350,7 +358,7 @@ static int interactive(struct session *s, const struct view_options *o, char *sc
     char *words = script ? strtok(script, " \t\n") : NULL;
     for (bool going = true; going;) {
         SDL_Event e;
-        bool busy = s->goal != GOAL_NONE || words;
+        bool busy = s->goal != GOAL_NONE || s->posted || words;
         /* Idle: sleep until something happens (redraw at least 4 times a second). */
         if (busy ? SDL_PollEvent(&e) : SDL_WaitEventTimeout(&e, 250)) {
             do {
@@ -366,8 +374,10 @@ static int interactive(struct session *s, const struct view_options *o, char *sc
                     v.fig_top -= 3 * e.wheel.y;
             } while (SDL_PollEvent(&e));
         }
-        if (s->goal != GOAL_NONE) {
-            session_advance(s, 50000);
+        /* The runner works on while the window draws: a guest blocked in
+         * a read leaves it waiting, and the keys go on working. */
+        if (s->goal != GOAL_NONE || s->posted) {
+            session_poll(s, 40);
         } else if (words && going) {
             int rw = input_script_word(&v, words);
             if (rw < 0)
@@ -386,6 +396,49 @@ static int interactive(struct session *s, const struct view_options *o, char *sc
     return status;
 }
 
+/* What the window's thread works on. */
+struct app {
+    struct view_options *o;
+    struct session *s;
+    char *path, **gargv, *script;
+    int status;
+};
+
+/* The window's thread: SDL, the window or the picture, and the requests
+ * to the runner (the main thread, in runner_serve()). */
+static void *window_thread(void *arg)
+{
+    struct app *a = arg;
+    struct view_options *o = a->o;
+    struct session *s = a->s;
+    char why[600];
+    a->status = 1;
+    if (SDL_Init(0) != 0 || TTF_Init() != 0) {
+        fprintf(stderr, "elfemu-view: SDL: %s\n", SDL_GetError());
+        goto out;
+    }
+    int opened = session_open(s, a->path, a->gargv, o->env, &o->cfg, why, sizeof(why), &a->status);
+    if (o->close_fd >= 0) /* kept open over the execve only for the loader */
+        close(o->close_fd);
+    if (opened != 0) {
+        fprintf(stderr, "elfemu-view: %s\n", why);
+        goto out;
+    }
+    if (run_to(s, o->at) != 0)
+        goto out;
+    a->status = o->screenshot ? headless(s, o, a->script) : interactive(s, o, a->script);
+out:
+    if (!session_close(s)) {
+        /* The guest's thread is blocked in a host call (or other guest
+         * threads exist): the process ends around it, as elfemu's would. */
+        fflush(NULL);
+        _exit(a->status);
+    }
+    TTF_Quit();
+    SDL_Quit();
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     struct view_options o;
@@ -394,54 +447,46 @@ int main(int argc, char **argv)
         free(o.env);
         return r > 0 ? 0 : 2;
     }
-    /* A guest execve runs the new program under the elfemu CLI beside us
-     * (the window then closes: the viewer shows one program image). */
-    static char self[PATH_MAX], cli[PATH_MAX + 8];
-    const char *reexec[4] = { cli, NULL, NULL, NULL };
-    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    if (n > 0) {
-        self[n] = 0;
-        char *slash = strrchr(self, '/');
-        if (slash)
-            *slash = 0;
-        snprintf(cli, sizeof(cli), "%s/elfemu", self);
-        if (access(cli, X_OK) == 0) {
-            if (o.cfg.sysroot)
-                reexec[1] = "-L", reexec[2] = o.cfg.sysroot;
-            o.cfg.reexec_argv = reexec;
-        }
+    /* A guest's execve starts this viewer again on the new program
+     * (relaunch.c); in a forked child's process it runs on without a window. */
+    if (relaunch_prepare(&o) != 0) {
+        fprintf(stderr, "elfemu-view: out of memory\n");
+        return 1;
     }
-    char *path = elfemu_find_program_in(o.program, o.cfg.sysroot);
+    /* A guest's execve names the program exactly: no $PATH search. */
+    char *path = o.execve ? strdup(o.program) : elfemu_find_program_in(o.program, o.cfg.sysroot);
     char **gargv = calloc((size_t)o.nargs + 2, sizeof(char *));
     char *script = o.script ? strdup(o.script) : NULL;
-    if (!path || !gargv || (o.script && !script)) {
+    struct session s;
+    if (!path || !gargv || (o.script && !script) || session_init(&s) != 0) {
         fprintf(stderr, "elfemu-view: out of memory\n");
         return 1;
     }
     gargv[0] = (char *)(o.argv0 ? o.argv0 : o.program);
     for (int i = 0; i < o.nargs; i++)
         gargv[i + 1] = o.args[i];
-    if (SDL_Init(0) != 0 || TTF_Init() != 0) {
-        fprintf(stderr, "elfemu-view: SDL: %s\n", SDL_GetError());
+    if (relaunch_detached(&o))
+        return relaunch_run_windowless(&o, path, gargv);
+    /* The guest runs on this thread (its tid is the pid, as under elfemu);
+     * the window gets a thread of its own, which takes no asynchronous
+     * signal: those are the guest's. */
+    struct app a = { &o, &s, path, gargv, script, 1 };
+    sigset_t mask;
+    pthread_t window;
+    runner_block_signals(&mask);
+    int e = pthread_create(&window, NULL, window_thread, &a);
+    pthread_sigmask(SIG_SETMASK, &mask, NULL);
+    if (e != 0) {
+        fprintf(stderr, "elfemu-view: cannot start the window's thread: %s\n", strerror(e));
         return 1;
     }
-    struct session s;
-    char why[600];
-    int status = 1;
-    if (session_open(&s, path, gargv, o.env, &o.cfg, why, sizeof(why), &status) != 0) {
-        fprintf(stderr, "elfemu-view: %s\n", why);
-        goto out;
-    }
-    if (run_to(&s, o.at) != 0)
-        goto out;
-    status = o.screenshot ? headless(&s, &o, script) : interactive(&s, &o, script);
-out:
-    session_close(&s);
-    TTF_Quit();
-    SDL_Quit();
+    runner_serve(&s);
+    pthread_join(window, NULL);
     free(script);
     free(gargv);
     free(path);
     free(o.env);
-    return status;
+    free(o.words);
+    free(o.view_env);
+    return a.status;
 }

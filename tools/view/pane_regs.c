@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tools/view/park.h"
 #include "tools/view/view.h"
 
 static const char *const names64[16] = { "rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
@@ -62,6 +63,18 @@ int regs_fields(struct session *s, struct reg_field out[REG_FIELDS])
     f = field(out, &n, "icount", false);
     snprintf(f->value, sizeof(f->value), "%" PRIu64 " instructions retired",
              elfemu_icount(s->vm));
+    /* Whose registers these are: the first thread (the one stepped) or a
+     * parked one ('t' goes round them). */
+    int nthreads = elfemu_thread_count(s->vm);
+    if (nthreads > 1 || s->shown_tid) {
+        f = field(out, &n, "thread", false);
+        if (s->shown_tid)
+            snprintf(f->value, sizeof(f->value), "tid %d of %d (%u parked; t: next)",
+                     s->shown_tid, nthreads, park_count(s));
+        else
+            snprintf(f->value, sizeof(f->value), "the first of %d (%u parked; t: next)",
+                     nthreads, park_count(s));
+    }
     return n;
 }
 

@@ -9,7 +9,8 @@
 
 static const char *const SHORTCUTS =
     "s step  n step over  y to syscall  m to main  c/space run-pause  b breakpoint  "
-    "f x87/SSE  l live stack  PgUp/PgDn  click: pointer -> target, code line -> breakpoint  q quit";
+    "f x87/SSE  l live stack  t thread  PgUp/PgDn  click: pointer -> target, code line -> breakpoint  "
+    "q quit";
 
 static void refresh_models(struct view *v)
 {
@@ -56,7 +57,9 @@ void view_draw(struct view *v)
     if (v->prompting) {
         draw_textf(v, 6, y, COL_ACCENT, max, "breakpoint at (address or symbol): %s_", v->prompt);
     } else {
-        const char *state = v->s->exited ? "ended" : v->s->goal != GOAL_NONE ? "running" : "stopped";
+        const char *state = v->s->exited                               ? "ended"
+                            : v->s->goal != GOAL_NONE || v->s->posted ? "running"
+                                                                      : "stopped";
         draw_textf(v, 6, y, COL_ACCENT, max, "[%s] %s", state, v->s->status);
     }
     draw_text(v, 6, y + lh + 2, COL_DIM, SHORTCUTS, max);

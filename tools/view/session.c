@@ -10,6 +10,8 @@
 #include <Zydis/Zydis.h>
 
 #include "tools/exit_like.h"
+#include "tools/view/park.h"
+#include "tools/view/runner.h"
 #include "tools/view/session.h"
 
 /* ------------------------------------------------------------ syscall hooks */
@@ -132,37 +134,34 @@ static void after_syscall(elfemu *vm, elfemu_thread *t, elfemu_syscall *call, vo
          * viewer's thread (refresh()). */
         __atomic_add_fetch(&s->maps_gen, 1, __ATOMIC_RELAXED);
     }
-    s->syscall_seen = true;
+    static const char *const clones[] = { "clone", "clone3", NULL };
+    if (call->result > 0 && named(call, clones))
+        park_thread_created(s);
+    if (t == elfemu_main_thread(vm)) /* "the next syscall" is the stepped thread's */
+        s->syscall_seen = true;
 }
 
 /* ------------------------------------------------------------ life cycle */
 
-int session_open(struct session *s, const char *path, char *const argv[], char *const envp[],
-                 const elfemu_config *cfg, char *why, size_t why_size, int *status)
+int session_init(struct session *s)
 {
     memset(s, 0, sizeof(*s));
     pthread_mutex_init(&s->log_lock, NULL);
-    *status = 1;
+    pthread_mutex_init(&s->run_lock, NULL);
+    pthread_cond_init(&s->run_cond, NULL);
     s->syslog = calloc(1, sizeof(*s->syslog));
     s->output = calloc(1, sizeof(*s->output));
-    s->vm = elfemu_create(cfg);
-    if (!s->syslog || !s->output || !s->vm) {
-        snprintf(why, why_size, "out of memory");
-        return -1;
-    }
-    elfemu_error err;
-    if (elfemu_load(s->vm, path, argv, envp, &err) != 0) {
-        snprintf(why, why_size, "%s", err.message);
-        *status = err.status;
-        return -1;
-    }
-    s->li = elfemu_get_load_info(s->vm);
-    s->bits = elfemu_bits(s->vm);
-    s->syms = syms_new(s->vm);
-    s->pid = getpid();
-    s->hook_id = s->syms ? elfemu_hook_syscall(s->vm, before_syscall, after_syscall, s) : -1;
-    if (s->hook_id < 0) {
-        snprintf(why, why_size, "out of memory");
+    return s->syslog && s->output ? 0 : -1;
+}
+
+int session_open(struct session *s, const char *path, char *const argv[], char *const envp[],
+                 const elfemu_config *cfg, char *why, size_t why_size, int *status)
+{
+    s->path = path, s->argv = argv, s->envp = envp, s->cfg = cfg;
+    s->why = why, s->why_size = why_size;
+    s->load_status = 1;
+    if (runner_open(s) != 0) {
+        *status = s->load_status;
         return -1;
     }
     elfemu_get_regs(s->vm, &s->regs);
@@ -174,35 +173,62 @@ int session_open(struct session *s, const char *path, char *const argv[], char *
     return 0;
 }
 
-void session_close(struct session *s)
+/* On the runner: create the VM, load the program, install the hooks. */
+int session_load(struct session *s)
+{
+    s->vm = elfemu_create(s->cfg);
+    if (!s->vm) {
+        snprintf(s->why, s->why_size, "out of memory");
+        return -1;
+    }
+    elfemu_error err;
+    if (elfemu_load(s->vm, s->path, s->argv, s->envp, &err) != 0) {
+        snprintf(s->why, s->why_size, "%s", err.message);
+        s->load_status = err.status;
+        return -1;
+    }
+    s->li = elfemu_get_load_info(s->vm);
+    s->bits = elfemu_bits(s->vm);
+    s->syms = syms_new(s->vm);
+    s->pid = getpid();
+    s->hook_id = s->syms ? elfemu_hook_syscall(s->vm, before_syscall, after_syscall, s) : -1;
+    if (s->hook_id < 0 || runner_hooks(s) != 0 || park_init(s) != 0) {
+        snprintf(s->why, s->why_size, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+/* On the runner, the VM's own thread: free what session_load() made. */
+void session_unload(struct session *s)
 {
     if (s->syms)
         syms_free(s->syms);
+    s->syms = NULL;
     if (s->vm)
         elfemu_destroy(s->vm);
+    s->vm = NULL;
+}
+
+bool session_close(struct session *s)
+{
+    if (!runner_stop(s))
+        return false;
     free(s->syslog);
     free(s->output);
     memset(s, 0, sizeof(*s));
+    return true;
 }
 
 void session_mark(struct session *s)
 {
+    if (s->posted)
+        return; /* the state is not ours to read while the runner works */
     s->prev = s->regs;
     memcpy(s->prev_fp, s->fp, sizeof(s->fp));
 }
 
-/* ------------------------------------------------------------ stepping */
-
-static void refresh(struct session *s)
-{
-    unsigned gen = __atomic_load_n(&s->maps_gen, __ATOMIC_RELAXED);
-    if (gen != s->syms_gen) {
-        syms_changed(s->syms);
-        s->syms_gen = gen;
-    }
-    elfemu_get_regs(s->vm, &s->regs);
-    elfemu_get_fpstate(s->vm, s->fp);
-}
+/* ------------------------------------------------------------ on the runner */
 
 /* A guest fork is a host fork: the child process is a copy of the viewer
  * whose window belongs to the parent.  The child runs its guest on to the
@@ -210,7 +236,7 @@ static void refresh(struct session *s)
 static __attribute__((noreturn)) void child_runs_on(struct session *s, int stepped)
 {
     elfemu_hook_remove(s->vm, s->hook_id);
-    elfemu_exit x = s->exit;
+    elfemu_exit x = s->run_exit;
     if (stepped == 0 && elfemu_run(s->vm, &x) != 0)
         _exit(127);
     exit_like(&x);
@@ -219,38 +245,170 @@ static __attribute__((noreturn)) void child_runs_on(struct session *s, int stepp
 static void step_once(struct session *s)
 {
     s->syscall_seen = false;
-    int r = elfemu_step(s->vm, &s->exit);
+    int r = elfemu_step(s->vm, &s->run_exit);
     if (getpid() != s->pid)
         child_runs_on(s, r);
-    if (r != 0) {
-        s->exited = true;
-        s->goal = GOAL_NONE;
-        if (r < 0)
-            snprintf(s->status, sizeof(s->status), "emulator error: the guest cannot go on");
-        else if (s->exit.signaled)
-            snprintf(s->status, sizeof(s->status), "the program was killed by signal %d (%s)",
-                     s->exit.code, sigabbrev_np(s->exit.code) ? sigabbrev_np(s->exit.code) : "?");
-        else
-            snprintf(s->status, sizeof(s->status), "the program exited with status %d",
-                     s->exit.code);
+    if (r < 0) {
+        s->run_exited = true;
+        snprintf(s->run_status, sizeof(s->run_status), "emulator error: the guest cannot go on");
+    } else if (r > 0) {
+        session_ended(s, &s->run_exit);
     }
+}
+
+void session_ended(struct session *s, const elfemu_exit *x)
+{
+    s->run_exited = true;
+    s->run_exit = *x;
+    if (x->signaled)
+        snprintf(s->run_status, sizeof(s->run_status), "the program was killed by signal %d (%s)",
+                 x->code, sigabbrev_np(x->code) ? sigabbrev_np(x->code) : "?");
+    else
+        snprintf(s->run_status, sizeof(s->run_status), "the program exited with status %d",
+                 x->code);
+}
+
+void session_do_step(struct session *s)
+{
+    s->run_status[0] = 0;
+    s->run_reached = false;
+    park_settle(s); /* one instruction of this thread alone */
+    step_once(s);
+    if (!s->run_exited)
+        snprintf(s->run_status, sizeof(s->run_status), "stepped one instruction");
+}
+
+static bool req_breakpoint(const struct session *s, uint64_t addr)
+{
+    for (unsigned i = 0; i < s->req_nbp; i++)
+        if (s->req_bp[i] == addr)
+            return true;
+    return false;
+}
+
+/* Up to req_budget instructions towards req_goal; run_reached when there.
+ * The status of an address reached is made by the UI thread (it names the
+ * symbol: the symbols are the UI thread's). */
+void session_do_advance(struct session *s)
+{
+    s->run_status[0] = 0;
+    s->run_reached = false;
+    for (uint64_t i = 0; i < s->req_budget && !s->run_exited; i++) {
+        if (__atomic_load_n(&s->pause_req, __ATOMIC_ACQUIRE))
+            break;
+        step_once(s);
+        if (s->run_exited)
+            break;
+        elfemu_regs r;
+        elfemu_get_regs(s->vm, &r);
+        uint64_t rip = r.rip, rsp = r.gpr[ELFEMU_RSP];
+        s->run_rip = rip;
+        if (s->req_goal == GOAL_SYSCALL && s->syscall_seen) {
+            s->run_reached = true;
+            snprintf(s->run_status, sizeof(s->run_status), "stopped after a syscall");
+        } else if (s->req_goal == GOAL_ADDRESS && rip == s->req_addr && rsp >= s->req_sp) {
+            s->run_reached = true;
+        } else if (req_breakpoint(s, rip)) {
+            s->run_reached = true;
+            snprintf(s->run_status, sizeof(s->run_status), "breakpoint at %#" PRIx64, rip);
+        }
+        if (s->run_reached) {
+            park_set_free(s, false); /* the others stop with us, not when the UI looks */
+            break;
+        }
+    }
+}
+
+/* ------------------------------------------------------------ on the UI thread */
+
+static void refresh(struct session *s)
+{
+    unsigned gen = __atomic_load_n(&s->maps_gen, __ATOMIC_RELAXED);
+    if (gen != s->syms_gen) {
+        syms_changed(s->syms);
+        s->syms_gen = gen;
+    }
+    if (s->shown_tid && park_show(s, s->shown_tid))
+        return;
+    s->shown_tid = 0;
+    elfemu_get_regs(s->vm, &s->regs);
+    elfemu_get_fpstate(s->vm, s->fp);
+}
+
+static void set_goal(struct session *s, enum run_goal goal)
+{
+    s->goal = goal;
+    park_set_free(s, goal != GOAL_NONE);
+}
+
+/* A request finished: its results become the session's. */
+static void collect(struct session *s)
+{
+    s->posted = false;
+    __atomic_store_n(&s->pause_req, 0, __ATOMIC_RELEASE);
+    s->exited = s->run_exited;
+    s->exit = s->run_exit;
+    if (s->run_exited || s->run_reached)
+        set_goal(s, GOAL_NONE);
+    s->shown_tid = 0; /* a command shows the first thread again */
+    refresh(s);
+    char sym[128];
+    if (s->run_status[0])
+        snprintf(s->status, sizeof(s->status), "%s", s->run_status);
+    else if (s->run_reached && syms_format(s->syms, s->run_rip, sym, sizeof(sym)))
+        snprintf(s->status, sizeof(s->status), "stopped at %s", sym);
+    else if (s->run_reached)
+        snprintf(s->status, sizeof(s->status), "stopped at %#" PRIx64, s->run_rip);
+    else if (s->goal != GOAL_NONE)
+        snprintf(s->status, sizeof(s->status), "%s", s->goal_what);
+}
+
+static void post(struct session *s, enum run_request req)
+{
+    s->req_goal = s->goal;
+    s->req_addr = s->goal_addr;
+    s->req_sp = s->goal_sp;
+    s->req_budget = 50000;
+    memcpy(s->req_bp, s->bp, sizeof(s->bp));
+    s->req_nbp = s->nbp;
+    s->posted = true;
+    runner_post(s, req);
+}
+
+bool session_poll(struct session *s, int wait_ms)
+{
+    if (s->posted) {
+        if (!runner_wait(s, wait_ms)) {
+            int nr = __atomic_load_n(&s->in_call, __ATOMIC_ACQUIRE) - 1;
+            const char *name = nr >= 0 ? elfemu_syscall_name(s->bits, (uint64_t)nr) : NULL;
+            if (name)
+                snprintf(s->status, sizeof(s->status),
+                         "the program waits in %s() (c or space pauses when it returns; q quits)",
+                         name);
+            return true;
+        }
+        collect(s);
+    }
+    if (s->goal != GOAL_NONE && !s->exited) {
+        post(s, REQ_ADVANCE);
+        return true;
+    }
+    return false;
 }
 
 void session_step(struct session *s)
 {
-    if (s->exited)
+    if (s->exited || s->posted)
         return;
-    step_once(s);
-    refresh(s);
-    if (!s->exited)
-        snprintf(s->status, sizeof(s->status), "stepped one instruction");
+    post(s, REQ_STEP);
 }
 
 static void start(struct session *s, enum run_goal goal, const char *what)
 {
     if (s->exited)
         return;
-    s->goal = goal;
+    set_goal(s, goal);
+    snprintf(s->goal_what, sizeof(s->goal_what), "%s", what);
     snprintf(s->status, sizeof(s->status), "%s", what);
 }
 
@@ -265,7 +423,8 @@ void session_pause(struct session *s)
 {
     if (s->goal != GOAL_NONE)
         snprintf(s->status, sizeof(s->status), "paused");
-    s->goal = GOAL_NONE;
+    set_goal(s, GOAL_NONE);
+    __atomic_store_n(&s->pause_req, 1, __ATOMIC_RELEASE);
 }
 
 void session_step_over(struct session *s)
@@ -273,6 +432,8 @@ void session_step_over(struct session *s)
     char text[96];
     unsigned len;
     bool is_call = false;
+    if (s->posted)
+        return;
     if (s->exited || !session_disasm(s, s->regs.rip, text, sizeof(text), &len, &is_call) ||
         !is_call) {
         session_step(s);
@@ -314,42 +475,6 @@ bool session_is_breakpoint(const struct session *s, uint64_t addr)
         if (s->bp[i] == addr)
             return true;
     return false;
-}
-
-bool session_advance(struct session *s, uint64_t budget)
-{
-    if (s->goal == GOAL_NONE || s->exited)
-        return false;
-    for (uint64_t i = 0; i < budget && !s->exited; i++) {
-        step_once(s);
-        if (s->exited)
-            break;
-        uint64_t rip, rsp;
-        elfemu_regs r;
-        elfemu_get_regs(s->vm, &r);
-        rip = r.rip, rsp = r.gpr[ELFEMU_RSP];
-        bool done = false;
-        if (s->goal == GOAL_SYSCALL && s->syscall_seen) {
-            done = true;
-            snprintf(s->status, sizeof(s->status), "stopped after a syscall");
-        } else if (s->goal == GOAL_ADDRESS && rip == s->goal_addr && rsp >= s->goal_sp) {
-            done = true;
-            char sym[128];
-            if (syms_format(s->syms, rip, sym, sizeof(sym)))
-                snprintf(s->status, sizeof(s->status), "stopped at %s", sym);
-            else
-                snprintf(s->status, sizeof(s->status), "stopped at %#" PRIx64, rip);
-        } else if (session_is_breakpoint(s, rip)) {
-            done = true;
-            snprintf(s->status, sizeof(s->status), "breakpoint at %#" PRIx64, rip);
-        }
-        if (done) {
-            s->goal = GOAL_NONE;
-            break;
-        }
-    }
-    refresh(s);
-    return s->goal != GOAL_NONE && !s->exited;
 }
 
 /* ------------------------------------------------------------ breakpoints */

@@ -2,7 +2,10 @@
  * loading, stepping, running towards a goal (a breakpoint, the next
  * syscall, main, the return of a call) in slices so the window stays
  * live, the syscall log and the program's output caught by the syscall
- * hooks.  No drawing here. */
+ * hooks.  The guest runs on the main thread, the runner (runner.c), the
+ * window on a thread of its own; other guest threads are parked while the
+ * viewer is stopped (park.c).
+ * No drawing here. */
 #ifndef TOOLS_VIEW_SESSION_H
 #define TOOLS_VIEW_SESSION_H
 
@@ -16,6 +19,16 @@
 #include "tools/view/textlog.h"
 
 #define SESSION_MAX_BREAKPOINTS 64
+#define SESSION_MAX_PARKED 64
+
+/* What the UI thread asks the runner to do (one request at a time). */
+enum run_request { REQ_NONE, REQ_OPEN, REQ_STEP, REQ_ADVANCE, REQ_QUIT };
+
+/* A guest thread other than the first, waiting in the block hook (park.c). */
+struct parked {
+    elfemu_thread *t;
+    int tid;
+};
 
 /* Where a run is going. */
 enum run_goal {
@@ -26,6 +39,13 @@ enum run_goal {
 };
 
 struct session {
+    /* What session_open() was asked to load (the runner loads it). */
+    const char *path;
+    char *const *argv, *const *envp;
+    const elfemu_config *cfg;
+    char *why;
+    size_t why_size;
+    int load_status;            /* the shell's exit status when the load failed */
     elfemu *vm;
     pid_t pid;                  /* the viewer's: a guest fork's child is another */
     int hook_id;
@@ -49,21 +69,68 @@ struct session {
     struct textlog *syslog;     /* "write(1, 0x4020, 6) = 6" */
     struct textlog *output;     /* what the guest wrote to fds 1 and 2 */
     char status[160];           /* the last thing that happened, for the status line */
+    char goal_what[64];         /* what the run in progress is doing ("running to main") */
+
+    /* The runner (runner.c): the main thread, which creates, loads, steps
+     * and destroys the VM, so that a guest blocked in a host call (a read
+     * of a terminal or a pipe) blocks it and not the window's thread.
+     * Under run_lock: req (REQ_NONE when idle), done, loaded, served. */
+    pthread_mutex_t run_lock;
+    pthread_cond_t run_cond;
+    enum run_request req;
+    bool done;                  /* a request finished: session_poll() collects it */
+    int loaded;                 /* 1 loaded, -1 the load failed, 0 not yet */
+    bool served;                /* runner_serve() has returned */
+    bool ending;                /* the process ends in the end hook (runner.c) */
+    bool posted;                /* UI thread: a request is out (until collected) */
+    int pause_req;              /* atomic: the UI asks a run in progress to stop */
+    int in_call;                /* atomic: syscall number + 1 the first thread is in, 0 */
+    /* The request's copy of the goal (taken when posted: the UI may change
+     * the breakpoints meanwhile). */
+    enum run_goal req_goal;
+    uint64_t req_addr, req_sp, req_budget;
+    uint64_t req_bp[SESSION_MAX_BREAKPOINTS];
+    unsigned req_nbp;
+    /* The runner's results, read by the UI thread once the request is done. */
+    bool run_exited, run_reached;
+    elfemu_exit run_exit;
+    uint64_t run_rip;
+    char run_status[160];
+
+    /* Other guest threads (park.c): while the viewer is stopped they wait
+     * at their next block boundary; threads_free says they may run. */
+    pthread_mutex_t park_lock;
+    pthread_cond_t park_cond;
+    bool threads_free;
+    int block_hook;             /* the parking hook's id once a thread exists, else 0 */
+    struct parked parked[SESSION_MAX_PARKED];
+    unsigned nparked;
+    unsigned in_calls;          /* other threads in a host call (they park after it) */
+    int shown_tid;              /* the thread the registers show (0: the first) */
 };
 
-/* Create the VM and load the program; 0, or -1 with the loader's error in
- * why (and *status the exit status a shell would give). */
+/* Set up the session (on the main thread, before the window's thread
+ * starts); 0, or -1 when out of memory. */
+int session_init(struct session *s);
+/* On the window's thread: have the runner create the VM and load the
+ * program; 0, or -1 with the loader's error in why (and *status the exit
+ * status a shell would give). */
 int session_open(struct session *s, const char *path, char *const argv[], char *const envp[],
                  const elfemu_config *cfg, char *why, size_t why_size, int *status);
-void session_close(struct session *s);
+/* Stop the runner (it frees the VM and runner_serve() returns) and free
+ * the session.  false when that cannot be done: the guest is blocked in a
+ * host call, other guest threads exist (freeing the space under them is not
+ * safe), or the process is ending; the caller then ends the process. */
+bool session_close(struct session *s);
 
 /* Before a command: the current state becomes "the stop before". */
 void session_mark(struct session *s);
 
-/* One instruction (nothing once the guest has ended). */
+/* One instruction (nothing once the guest has ended, or while the runner
+ * is busy); session_poll() collects it. */
 void session_step(struct session *s);
 
-/* Start a run towards a goal; session_advance() makes the progress. */
+/* Start a run towards a goal; session_poll() makes the progress. */
 void session_run_free(struct session *s);
 void session_run_to_syscall(struct session *s);
 /* A call instruction at rip: run until it returns; else one step. */
@@ -72,9 +139,18 @@ void session_step_over(struct session *s);
 bool session_run_to_main(struct session *s);
 void session_pause(struct session *s);
 
-/* Run up to @p budget instructions towards the goal; true while it is
- * still going. */
-bool session_advance(struct session *s, uint64_t budget);
+/* Drive the runner: wait up to wait_ms (-1: until it is idle) for the
+ * request out, collect its result, post the next slice of a run.  true
+ * while a request is out or a run goes on. */
+bool session_poll(struct session *s, int wait_ms);
+
+/* The runner's side (runner.c calls these on its thread). */
+int session_load(struct session *s);
+void session_unload(struct session *s);
+void session_do_step(struct session *s);
+void session_do_advance(struct session *s);
+/* The program ended this way (run_exited, run_exit and run_status). */
+void session_ended(struct session *s, const elfemu_exit *x);
 
 /* Breakpoints: an address (0x... or decimal) or a symbol; 0, or -1 with
  * the reason in status.  session_toggle_breakpoint() adds or removes. */

@@ -61,8 +61,8 @@ entry=$(grep '^rip=' "$tmp/entry.state" | sed 's/^rip=0*\([0-9a-f]*\) .*/\1/')
 grep -q "^code_at=0x$entry\$" "$tmp/click.state" || fail "click AT_ENTRY: code at $entry: $(grep code_at "$tmp/click.state")"
 
 # A guest that forks and execs: the children run on without the window
-# (execs under the elfemu CLI beside the viewer); the output is the native
-# run's and the picture is the parent's, at its end.
+# (their execs too: runs.sh); the output is the native run's and the
+# picture is the parent's, at its end.
 fork=$guests/forkexec_64_static
 shot fork 1280x800 exit "$fork"
 grep -q '^exited=yes' "$tmp/fork.state" || fail "forkexec: the parent did not end"

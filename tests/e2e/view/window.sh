@@ -9,15 +9,7 @@
 # main.  Exit 77 (skipped)
 # only where Xvfb or xdotool is not installed.
 viewer=$1 guests=$2
-for tool in xvfb-run Xvfb xauth xdotool; do
-    if ! command -v "$tool" >/dev/null 2>&1; then
-        echo "SKIP: $tool is not installed (tools/install-deps installs xvfb, xauth and xdotool)"
-        exit 77
-    fi
-done
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/xvfb.sh"
 program=$guests/showargs_64_static
 
 # The state at the entry point, for comparison (headless).
@@ -42,8 +34,7 @@ sleep 0.5
 xdotool key q
 wait \$pid
 EOS
-chmod +x "$tmp/drive.sh"
-timeout 120 xvfb-run -a -s "-screen 0 1280x800x24" "$tmp/drive.sh" >"$tmp/drive.out" 2>&1 ||
+in_xvfb "$tmp/drive.sh" >"$tmp/drive.out" 2>&1 ||
     fail "the window run failed: $(cat "$tmp/drive.out" "$tmp/viewer.out" 2>/dev/null)"
 
 # A second window: a breakpoint typed at the prompt (b, "main", Return)
@@ -61,8 +52,7 @@ sleep 1
 xdotool key q
 wait \$pid
 EOS
-chmod +x "$tmp/drive2.sh"
-timeout 120 xvfb-run -a -s "-screen 0 1280x800x24" "$tmp/drive2.sh" >"$tmp/drive2.out" 2>&1 ||
+in_xvfb "$tmp/drive2.sh" >"$tmp/drive2.out" 2>&1 ||
     fail "the breakpoint run failed: $(cat "$tmp/drive2.out" "$tmp/viewer2.out" 2>/dev/null)"
 grep -q '^rip=.*<main> (changed)$' "$tmp/bp.state" ||
     fail "b main, c: not stopped at main: $(grep rip "$tmp/bp.state")"
