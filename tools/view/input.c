@@ -59,8 +59,14 @@ void input_click(struct view *v, int x, int y)
 
 static void command(struct view *v, void (*fn)(struct session *))
 {
+    /* A command stops a run first; a step or a slice in progress ends in
+     * a moment (keys come faster than the runner under load): wait for it.
+     * Only a call that waits (a read) keeps the runner, and the key. */
+    if (v->s->goal != GOAL_NONE)
+        session_pause(v->s);
+    if (v->s->posted)
+        session_poll(v->s, 500);
     if (v->s->posted) {
-        /* The runner is busy (a run's slice, or a call that waits). */
         snprintf(v->s->status, sizeof(v->s->status),
                  "the program is busy: c or space pauses it, q quits");
         return;
