@@ -62,7 +62,14 @@ pid=\$!
 wid=\$(timeout 30 xdotool search --sync --name '^elfemu-view: .*/execargs_64\$' | head -1)
 [ -n "\$wid" ] || { echo "no window appeared"; kill \$pid; exit 1; }
 xdotool windowfocus --sync "\$wid" && xdotool key c || { kill \$pid; exit 1; }
-wid=\$(timeout 30 xdotool search --sync --name '^elfemu-view: .*/execargs_32\$' | head -1)
+# The old window goes away while xdotool may be looking at it (BadWindow):
+# search again until the new one is there.
+wid=
+for i in \$(seq 150); do
+    wid=\$(xdotool search --name '^elfemu-view: .*/execargs_32\$' 2>/dev/null | head -1)
+    [ -n "\$wid" ] && break
+    sleep 0.2
+done
 [ -n "\$wid" ] || { echo "no window for the new program"; kill \$pid; exit 1; }
 xdotool windowfocus --sync "\$wid" && xdotool key --delay 50 s s s q || { kill \$pid; exit 1; }
 wait \$pid
