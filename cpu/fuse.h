@@ -16,7 +16,12 @@
  * nothing written), then commits its result and the lazy flags record
  * exactly as the unfused instruction would, then does the second
  * instruction.  The lazy record is left out only when the block's
- * dead-flag analysis proves nothing reads it (OPF_NOFLAGS). */
+ * dead-flag analysis proves nothing reads it (OPF_NOFLAGS).
+ *
+ * The same pass gives the flag-setting instructions that are not in a pair
+ * (SUB, ADD, AND, OR, XOR with a register destination, INC, DEC) a
+ * flag-eliding handler when OPF_NOFLAGS says their flags are dead: result
+ * only, the lazy record left as it was. */
 #ifndef CPU_FUSE_H
 #define CPU_FUSE_H
 
@@ -43,8 +48,9 @@ struct op_meta;
  * cannot be half of a pair). */
 void fuse_describe(const struct decoder *d, struct fuse_meta *f);
 
-/* Fuse the pairs of a decoded block of n instructions, after the dead-flag
- * pass has set OPF_NOFLAGS; returns how many pairs it fused. */
+/* Fuse the pairs of a decoded block of n instructions and give the lone
+ * writers whose flags are dead their flag-eliding handlers, after the
+ * dead-flag pass has set OPF_NOFLAGS; returns how many pairs it fused. */
 unsigned fuse_block(struct op *ops, const struct op_meta *meta, unsigned n);
 
 #endif

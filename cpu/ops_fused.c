@@ -17,7 +17,7 @@
 #include "cpu/mem.h"
 
 /* The operations (enum values are fuse_meta.kind) and operand forms. */
-enum { K_CMP, K_SUB, K_ADD, K_TEST, K_AND, K_OR, K_INC, K_DEC, NKINDS };
+enum { K_CMP, K_SUB, K_ADD, K_TEST, K_AND, K_OR, K_XOR, K_INC, K_DEC, NKINDS };
 enum { F_RR, F_RI, F_RM, F_MR, F_MI, F_R, NFORMS };
 
 static inline __attribute__((always_inline)) uint64_t rd(const struct cpu *c, uint8_t off, unsigned w)
@@ -50,6 +50,32 @@ static inline __attribute__((always_inline)) uint64_t ld(struct cpu *c, uint64_t
     }
 }
 
+/* An operation's operands: loads first (a fault leaves nothing changed). */
+static inline __attribute__((always_inline)) void operands(struct cpu *c, const struct op *op,
+                                                           unsigned form, unsigned w,
+                                                           uint64_t *d, uint64_t *s)
+{
+    switch (form) {
+    case F_RR: *d = rd(c, op->r1, w); *s = rd(c, op->r2, w); break;
+    case F_RI: *d = rd(c, op->r1, w); *s = (uint64_t)op->imm; break;
+    case F_RM: *s = ld(c, op_ea(c, op), w); *d = rd(c, op->r1, w); break;
+    case F_MR: *d = ld(c, op_ea(c, op), w); *s = rd(c, op->r2, w); break;
+    case F_MI: *d = ld(c, op_ea(c, op), w); *s = (uint64_t)op->imm; break;
+    default: *d = rd(c, op->r1, w); *s = 1; break; /* F_R: INC, DEC */
+    }
+}
+
+static inline __attribute__((always_inline)) uint64_t result(unsigned kind, uint64_t d, uint64_t s)
+{
+    switch (kind) {
+    case K_CMP: case K_SUB: case K_DEC: return d - s; /* DEC: s = 1 */
+    case K_ADD: case K_INC: return d + s;
+    case K_TEST: case K_AND: return d & s;
+    case K_OR: return d | s;
+    default: return d ^ s; /* K_XOR */
+    }
+}
+
 /* The first instruction's operands and result at its width (masked), and
  * the CF that INC/DEC keep. */
 struct half {
@@ -67,23 +93,15 @@ static inline __attribute__((always_inline)) void first_half(struct cpu *c, cons
                                                              struct half *h)
 {
     uint64_t d, s;
-    switch (form) {
-    case F_RR: d = rd(c, op->r1, w); s = rd(c, op->r2, w); break;
-    case F_RI: d = rd(c, op->r1, w); s = (uint64_t)op->imm; break;
-    case F_RM: s = ld(c, op_ea(c, op), w); d = rd(c, op->r1, w); break;
-    case F_MR: d = ld(c, op_ea(c, op), w); s = rd(c, op->r2, w); break;
-    case F_MI: d = ld(c, op_ea(c, op), w); s = (uint64_t)op->imm; break;
-    default: d = rd(c, op->r1, w); s = 1; break; /* F_R: INC, DEC */
-    }
-    uint64_t r;
+    operands(c, op, form, w, &d, &s);
+    uint64_t r = result(kind, d, s);
     uint32_t lf;
     switch (kind) {
-    case K_CMP: case K_SUB: r = d - s; lf = LF_SUB; break;
-    case K_ADD: r = d + s; lf = LF_ADD; break;
-    case K_TEST: case K_AND: r = d & s; lf = LF_LOGIC; break;
-    case K_OR: r = d | s; lf = LF_LOGIC; break;
-    case K_INC: r = d + 1; lf = LF_INC; break;
-    default: r = d - 1; lf = LF_DEC; break; /* K_DEC */
+    case K_CMP: case K_SUB: lf = LF_SUB; break;
+    case K_ADD: lf = LF_ADD; break;
+    case K_INC: lf = LF_INC; break;
+    case K_DEC: lf = LF_DEC; break;
+    default: lf = LF_LOGIC; break;
     }
     h->old_cf = false;
     if ((kind == K_INC || kind == K_DEC) && (need_cf || !(op->flags & OPF_NOFLAGS)))
@@ -218,6 +236,27 @@ static inline bool reads_cf(unsigned cc) { return (cc >> 1) == 1 || (cc >> 1) ==
     X(K_INC, F_R) X(K_DEC, F_R)
 FUSED_FORMS(GEN_WIDTHS)
 
+/* Flag-eliding forms: an instruction whose flags no later instruction of
+ * its block reads before they are replaced, with no instruction that may
+ * fault in between (the dead-flag pass's OPF_NOFLAGS), writes its result
+ * and leaves the lazy record as it was (INC/DEC do not even look up CF). */
+#define GEN_NOFLAGS(kind, form, w)                                                      \
+    static void nf_##kind##_##form##_##w(struct cpu *c, const struct op *op)            \
+    {                                                                                   \
+        uint64_t d, s;                                                                  \
+        operands(c, op, form, w, &d, &s);                                               \
+        wr(c, op->r1, w, result(kind, d, s));                                           \
+        NEXT(c, op);                                                                    \
+    }
+#define GEN_NOFLAGS_WIDTHS(kind, form)                                                  \
+    GEN_NOFLAGS(kind, form, 0) GEN_NOFLAGS(kind, form, 1) GEN_NOFLAGS(kind, form, 2) GEN_NOFLAGS(kind, form, 3)
+#define NOFLAGS_FORMS(X)                                                                \
+    X(K_SUB, F_RR) X(K_SUB, F_RI) X(K_SUB, F_RM) X(K_ADD, F_RR) X(K_ADD, F_RI)          \
+    X(K_ADD, F_RM) X(K_AND, F_RR) X(K_AND, F_RI) X(K_AND, F_RM) X(K_OR, F_RR)           \
+    X(K_OR, F_RI) X(K_OR, F_RM) X(K_XOR, F_RR) X(K_XOR, F_RI) X(K_XOR, F_RM)            \
+    X(K_INC, F_R) X(K_DEC, F_R)
+NOFLAGS_FORMS(GEN_NOFLAGS_WIDTHS)
+
 #define CLASSES(p, kind, form, w)                                                       \
     { p##_##kind##_##form##_##w##_0, p##_##kind##_##form##_##w##_1, p##_##kind##_##form##_##w##_2, \
       p##_##kind##_##form##_##w##_3, p##_##kind##_##form##_##w##_4, NULL,                 \
@@ -225,6 +264,10 @@ FUSED_FORMS(GEN_WIDTHS)
 #define ENTRY(kind, form, w)                                                            \
     [kind][form][w] = { CLASSES(fj, kind, form, w), CLASSES(fs, kind, form, w), fc_##kind##_##form##_##w },
 #define ENTRIES(kind, form) ENTRY(kind, form, 0) ENTRY(kind, form, 1) ENTRY(kind, form, 2) ENTRY(kind, form, 3)
+#define NF_ENTRY(kind, form, w) [kind][form][w] = nf_##kind##_##form##_##w,
+#define NF_ENTRIES(kind, form) NF_ENTRY(kind, form, 0) NF_ENTRY(kind, form, 1) NF_ENTRY(kind, form, 2) NF_ENTRY(kind, form, 3)
+static const cpu_handler noflags[NKINDS][NFORMS][4] = { NOFLAGS_FORMS(NF_ENTRIES) };
+
 static const struct fused_handlers {
     cpu_handler jcc[8], setcc[8]; /* by condition class; parity (5) is not fused */
     cpu_handler cmov;
@@ -241,6 +284,7 @@ static bool describe_writer(const struct decoder *d, struct fuse_meta *f)
     case ZYDIS_MNEMONIC_ADD: f->kind = K_ADD; break;
     case ZYDIS_MNEMONIC_AND: f->kind = K_AND; break;
     case ZYDIS_MNEMONIC_OR: f->kind = K_OR; break;
+    case ZYDIS_MNEMONIC_XOR: f->kind = K_XOR; break;
     case ZYDIS_MNEMONIC_INC: f->kind = K_INC; break;
     case ZYDIS_MNEMONIC_DEC: f->kind = K_DEC; break;
     default: return false;
@@ -316,7 +360,8 @@ static bool describe_reader(const struct decoder *d, struct fuse_meta *f)
 void fuse_describe(const struct decoder *d, struct fuse_meta *f)
 {
     f->role = FUSE_NONE;
-    if (describe_writer(d, f) && fused[f->kind][f->form][f->w].cmov)
+    if (describe_writer(d, f) &&
+        (fused[f->kind][f->form][f->w].cmov || noflags[f->kind][f->form][f->w]))
         f->role = FUSE_WRITER;
     else if (!describe_reader(d, f))
         f->role = FUSE_NONE;
@@ -333,14 +378,24 @@ unsigned fuse_block(struct op *ops, const struct op_meta *meta, unsigned n)
         live = meta[i].may_fault ? FL_ARITH : ((live & ~meta[i].flags_written) | meta[i].flags_read);
     }
     unsigned pairs = 0;
-    for (unsigned i = 0; i + 1 < n; i++) {
-        const struct fuse_meta *w = &meta[i].fuse, *r = &meta[i + 1].fuse;
-        if (w->role != FUSE_WRITER || r->role == FUSE_NONE || r->role == FUSE_WRITER)
+    for (unsigned i = 0; i < n; i++) {
+        const struct fuse_meta *w = &meta[i].fuse;
+        if (w->role != FUSE_WRITER)
             continue;
         struct op f = w->op;
-        const struct fused_handlers *h = &fused[w->kind][w->form][w->w];
-        f.fn = r->role == FUSE_JCC ? h->jcc[r->cc >> 1] : r->role == FUSE_SETCC ? h->setcc[r->cc >> 1] : h->cmov;
         f.len = ops[i].len;
+        const struct fuse_meta *r = i + 1 < n ? &meta[i + 1].fuse : NULL;
+        const struct fused_handlers *h = &fused[w->kind][w->form][w->w];
+        if (!r || !h->cmov || r->role == FUSE_NONE || r->role == FUSE_WRITER) {
+            /* Alone: its flags may be dead. */
+            if ((ops[i].flags & OPF_NOFLAGS) && noflags[w->kind][w->form][w->w]) {
+                f.fn = noflags[w->kind][w->form][w->w];
+                f.flags |= OPF_NOFLAGS;
+                ops[i] = f;
+            }
+            continue;
+        }
+        f.fn = r->role == FUSE_JCC ? h->jcc[r->cc >> 1] : r->role == FUSE_SETCC ? h->setcc[r->cc >> 1] : h->cmov;
         f.x1 = r->cc;
         f.x2 = r->reg;
         f.x3 = r->reg2;

@@ -3,9 +3,10 @@
  * CMOVcc with each of the 16 conditions, the flags read afterwards by
  * PUSHF (one checksum line per pair over edge values, CF set and clear
  * before it); faults between a pair's flag write and the next reader, at
- * the pair's own memory operand and right after a fused branch (the flags
- * and the instruction pointer in the signal frame); and a jump to the
- * second instruction of a pair alone. */
+ * the pair's own memory operand, right after a fused branch, and between
+ * an ALU instruction and the one that replaces its flags (the flags and
+ * the instruction pointer in the signal frame); and a jump to the second
+ * instruction of a pair alone. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -175,6 +176,23 @@ __attribute__((noinline)) static void fault_after_inc_cmov(unsigned a, unsigned 
                  : [a] "+r"(a) : [b] "r"(b), [p] "r"(p) : "ecx", "cc", "memory");
 }
 
+/* ADD's flags replaced by XOR, but a load that faults comes between:
+ * ADD must leave its flags for the frame. */
+__attribute__((noinline)) static void fault_before_flags_replaced(unsigned a, unsigned b)
+{
+    unsigned *p = bad;
+    asm volatile("add %[b], %[a]\n\tmov (%[p]), %[b]\n\txor %[b], %[b]"
+                 : [a] "+r"(a), [b] "+r"(b) : [p] "r"(p) : "cc", "memory");
+}
+
+/* The same with DEC, which keeps the CF BT set. */
+__attribute__((noinline)) static void fault_before_dec_replaced(unsigned a, unsigned b)
+{
+    unsigned *p = bad;
+    asm volatile("bt $0, %[b]\n\tdec %[a]\n\tmov (%[p]), %[b]\n\tsub %[a], %[b]"
+                 : [a] "+r"(a), [b] "+r"(b) : [p] "r"(p) : "cc", "memory");
+}
+
 static void faults(void)
 {
     static const struct {
@@ -187,6 +205,8 @@ static void faults(void)
         { "fault at cmovg's load", fault_at_cmov_load, 0 },
         { "fault after sub; jbe", fault_after_branch, 0 },
         { "fault after inc; cmovs", fault_after_inc_cmov, 1 },
+        { "fault between add and xor", fault_before_flags_replaced, 0 },
+        { "fault between dec and sub", fault_before_dec_replaced, 0 },
     };
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));

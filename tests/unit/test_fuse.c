@@ -2,8 +2,9 @@
  * operand form and width that fuses, followed by Jcc (taken and not),
  * SETcc or CMOVcc with each condition, then an instruction of the same
  * block that reads the pair's flags, keeps some of them or replaces them
- * all (so that the lazy record is left out), on edge values.  The final
- * RFLAGS and every register are compared with the native run. */
+ * all (so that the lazy record is left out), on edge values; the same
+ * operations alone, their flags dead or not.  The final RFLAGS and every
+ * register are compared with the native run. */
 #include <check.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -65,6 +66,12 @@ static const struct writer writers[] = {
     { "or eax,ebx", { 0x09, 0xd8 }, 2, true },
     { "or rax,1", { 0x48, 0x83, 0xc8, 0x01 }, 4, true },
     { "or bl,al", { 0x08, 0xc3 }, 2, true },
+    { "or eax,[rsi]", { 0x0b, 0x06 }, 2, true },
+    { "and ax,[rsi]", { 0x66, 0x23, 0x06 }, 3, true },
+    { "xor eax,ebx", { 0x31, 0xd8 }, 2, true },
+    { "xor rax,[rsi]", { 0x48, 0x33, 0x06 }, 3, true },
+    { "xor al,0x80", { 0x34, 0x80 }, 2, true },
+    { "xor eax,eax", { 0x31, 0xc0 }, 2, true },
     { "inc rax", { 0x48, 0xff, 0xc0 }, 3, false },
     { "inc eax", { 0xff, 0xc0 }, 2, false },
     { "inc ax", { 0x66, 0xff, 0xc0 }, 3, false },
@@ -90,7 +97,7 @@ static const struct reader readers[] = {
 /* What follows in the same block: nothing; a reader of CF (ADC); a
  * writer that keeps CF (INC); one that replaces all six (XOR: the pair's
  * record is then dead); PUSHF. */
-struct tail { const char *name; uint8_t b[4]; unsigned len; };
+struct tail { const char *name; uint8_t b[8]; unsigned len; };
 static const struct tail tails[] = {
     { "", { 0 }, 0 },
     { "adc rdx,0", { 0x48, 0x83, 0xd2, 0x00 }, 4 },
@@ -139,6 +146,53 @@ START_TEST(pairs_against_the_host)
 }
 END_TEST
 
+/* An instruction alone whose flags the rest of the block replaces before
+ * reading (OPF_NOFLAGS: its result only, the lazy record left as it was),
+ * and the same instruction where something still reads some of its flags
+ * or the CF it keeps (INC/DEC). */
+static const struct tail followers[] = {
+    { "xor edi,edi", { 0x31, 0xff }, 2 },
+    { "inc edi; setc dl", { 0xff, 0xc7, 0x0f, 0x92, 0xc2 }, 5 },
+    { "lea edi,[rax+1]; cmp edi,esi", { 0x8d, 0x78, 0x01, 0x39, 0xf7 }, 5 },
+    { "shl edi,1", { 0xd1, 0xe7 }, 2 },
+    { "rol edi,1; setz dl", { 0xd1, 0xc7, 0x0f, 0x94, 0xc2 }, 5 },
+    { "bt edi,0; adc edx,eax", { 0x0f, 0xba, 0xe7, 0x00, 0x11, 0xc2 }, 6 },
+};
+#define NFOLLOWERS (sizeof(followers) / sizeof(followers[0]))
+
+START_TEST(dead_records_left_out)
+{
+    const struct writer *w = &writers[_i];
+    struct hstate *s = malloc(sizeof(*s));
+    int bad = 0;
+    for (unsigned f = 0; f < NFOLLOWERS; f++)
+        for (unsigned a = 0; a < NEDGE; a++)
+            for (unsigned cf = 0; cf < 2; cf++) {
+                uint64_t b = edge[(a * 3 + f) % NEDGE];
+                uint8_t code[32];
+                unsigned n = 0;
+                /* cmp rdx,rcx first: a record for what the writer keeps */
+                code[n++] = 0x48, code[n++] = 0x39, code[n++] = 0xca;
+                memcpy(code + n, w->b, w->len), n += w->len;
+                memcpy(code + n, followers[f].b, followers[f].len), n += followers[f].len;
+                harness_init(s);
+                s->r[0] = edge[a];
+                s->r[3] = b;
+                s->r[1] = cf ? 0x10 : 0;
+                s->r[2] = 0x8;
+                s->r[6] = HARNESS_DATA + 64;
+                s->r[7] = edge[(a + 5) % NEDGE];
+                memcpy(s->data + 64, &b, 8);
+                char what[128];
+                snprintf(what, sizeof(what), "cmp rdx,rcx; %s; %s with %#llx, %#llx", w->name,
+                         followers[f].name, (unsigned long long)edge[a], (unsigned long long)b);
+                bad |= harness_compare(code, n, s, ALL_FLAGS & ~AF, what);
+            }
+    free(s);
+    ck_assert_int_eq(bad, 0);
+}
+END_TEST
+
 /* A block that starts at the second instruction of a pair (a jump into
  * the middle of it) runs it alone, reading the flags the block before
  * left: the first pass runs cmp eax,ebx; jl fused, the second jumps to the
@@ -175,6 +229,7 @@ int main(void)
     Suite *s = suite_create("fuse");
     TCase *t = tcase_create("fuse");
     tcase_add_loop_test(t, pairs_against_the_host, 0, NWRITERS);
+    tcase_add_loop_test(t, dead_records_left_out, 0, NWRITERS);
     tcase_add_test(t, jump_into_the_middle_of_a_pair);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
