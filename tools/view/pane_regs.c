@@ -62,7 +62,7 @@ int regs_fields(struct session *s, struct reg_field out[REG_FIELDS])
     snprintf(f->value, sizeof(f->value), "%#" PRIx64, f->value_u);
     f = field(out, &n, "icount", false);
     snprintf(f->value, sizeof(f->value), "%" PRIu64 " instructions retired",
-             elfemu_icount(s->vm));
+             s->shown_tid ? s->shown_icount : elfemu_icount(s->vm));
     /* Whose registers these are: the first thread (the one stepped) or a
      * parked one ('t' goes round them). */
     int nthreads = elfemu_thread_count(s->vm);

@@ -100,6 +100,7 @@ bool park_show(struct session *s, int tid)
         if (s->parked[i].tid == tid) {
             elfemu_thread_get_regs(s->parked[i].t, &s->regs);
             elfemu_thread_get_fpstate(s->parked[i].t, s->fp);
+            s->shown_icount = elfemu_thread_icount(s->parked[i].t);
             found = true;
         }
     pthread_mutex_unlock(&s->park_lock);

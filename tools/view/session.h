@@ -107,6 +107,7 @@ struct session {
     unsigned nparked;
     unsigned in_calls;          /* other threads in a host call (they park after it) */
     int shown_tid;              /* the thread the registers show (0: the first) */
+    uint64_t shown_icount;      /* its instructions retired */
 };
 
 /* Set up the session (on the main thread, before the window's thread
