@@ -458,6 +458,7 @@ static struct block *decode_block(struct cpu *c, uint64_t rip)
     } else {
         mark_dead_flags(ops, meta, n);
         fuse_block(ops, meta, n);
+        sse_fuse_pairs(ops, n);
         /* One more op: the sentinel the last NEXT of a cut-short block reaches. */
         b = malloc(sizeof(*b) + (n + 1) * sizeof(struct op));
         if (!b)

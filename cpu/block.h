@@ -93,4 +93,8 @@ struct op_meta {
 unsigned cpu_decode_one(struct cpu *c, uint64_t rip, const uint8_t *bytes, unsigned avail,
                         struct op *op, bool *ends_block, struct op_meta *meta);
 
+/* Make the pairs of a block's n ops that can run as one handler do so
+ * (scalar SSE arithmetic on one value, cpu/ops_sse_fp_arith.c). */
+void sse_fuse_pairs(struct op *ops, unsigned n);
+
 #endif

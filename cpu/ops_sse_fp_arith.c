@@ -8,6 +8,7 @@
  * (SDM vol. 1, 4.8.3.5 and table 4-7), MIN/MAX returning the second operand
  * when either is a NaN or both are zeros (SDM vol. 2, MINPS/MAXPS), the
  * host's RCP/RSQRT approximations, and the exception flags. */
+#include "cpu/block.h"
 #include "cpu/flags.h"
 #include "cpu/sse_fp.h"
 
@@ -89,6 +90,89 @@ GEN_COMI(comiss, S)
 GEN_COMI(ucomiss, S)
 GEN_COMI(comisd, Q)
 GEN_COMI(ucomisd, Q)
+
+/* ------------------------------------------------------------ fused pairs
+ * Two scalar-double instructions in a row, the second (register form)
+ * reading the first's destination -- as its destination (D), its source
+ * (S) or both (DS) -- run as one handler, so that the value goes from one
+ * to the next in a host register instead of through struct cpu (a store
+ * and a dependent load per link of the chain).  Only while the guest's
+ * MXCSR is live (every exception masked: neither can fault but for the
+ * first one's memory operand, read before anything is written); else the
+ * first instruction's own handler runs and the second's follows as usual.
+ * The pair keeps both ops: the block's instruction count and the second
+ * instruction's op are unchanged, and rip passes both. */
+#define FZ_SRC_x(c, op) XMM(c, (op)->x2)
+#define FZ_SRC_m(c, op) sse_src_m64(c, op)
+#define FZ_D_D(c, ob, a) (a)
+#define FZ_S_D(c, ob, a) XMM(c, (ob)->x2)
+#define FZ_D_S(c, ob, a) XMM(c, (ob)->x1)
+#define FZ_S_S(c, ob, a) (a)
+#define FZ_D_DS(c, ob, a) (a)
+#define FZ_S_DS(c, ob, a) (a)
+#define FZ_ONE(A, F, B, V)                                                              \
+    static void op_fz_##A##_##F##_##B##_##V(struct cpu *c, const struct op *op)         \
+    {                                                                                   \
+        if (UNLIKELY(!c->mxcsr_live)) {                                                 \
+            op_##A##_##F(c, op);                                                        \
+            return;                                                                     \
+        }                                                                               \
+        __m128 s = FZ_SRC_##F(c, op), a = XMM(c, op->x1);                               \
+        k_##A(&a, s);                                                                   \
+        XMM(c, op->x1) = a;                                                             \
+        const struct op *ob = op + 1;                                                   \
+        __m128 d = FZ_D_##V(c, ob, a), t = FZ_S_##V(c, ob, a);                          \
+        k_##B(&d, t);                                                                   \
+        XMM(c, ob->x1) = d;                                                             \
+        c->rip += op->len;                                                              \
+        NEXT(c, ob);                                                                    \
+    }
+#define FZ_KINDS(X, ...) X(__VA_ARGS__, addsd) X(__VA_ARGS__, subsd) X(__VA_ARGS__, mulsd) \
+                         X(__VA_ARGS__, divsd)
+#define FZ_VARIANTS(A, F, B) FZ_ONE(A, F, B, D) FZ_ONE(A, F, B, S) FZ_ONE(A, F, B, DS)
+#define FZ_SECOND(A, F) FZ_KINDS(FZ_VARIANTS, A, F)
+#define FZ_FIRST(A) FZ_SECOND(A, x) FZ_SECOND(A, m)
+FZ_FIRST(addsd)
+FZ_FIRST(subsd)
+FZ_FIRST(mulsd)
+FZ_FIRST(divsd)
+
+#define FZ_ROW_V(A, F, B) { op_fz_##A##_##F##_##B##_D, op_fz_##A##_##F##_##B##_S, op_fz_##A##_##F##_##B##_DS },
+#define FZ_ROW_B(A, F) { FZ_KINDS(FZ_ROW_V, A, F) }
+#define FZ_ROW_A(A) { FZ_ROW_B(A, x), FZ_ROW_B(A, m) },
+enum { FZ_D, FZ_S, FZ_DS };
+static const cpu_handler fused[4][2][4][3] = { FZ_ROW_A(addsd) FZ_ROW_A(subsd) FZ_ROW_A(mulsd)
+                                                   FZ_ROW_A(divsd) };
+/* The handlers of the fusable kinds, in the order of the table: register
+ * and memory forms. */
+static const cpu_handler fz_kind[4][2] = { { op_addsd_x, op_addsd_m }, { op_subsd_x, op_subsd_m },
+                                           { op_mulsd_x, op_mulsd_m }, { op_divsd_x, op_divsd_m } };
+
+static int fz_find(cpu_handler fn, unsigned form)
+{
+    for (int k = 0; k < 4; k++)
+        if (fz_kind[k][form] == fn)
+            return k;
+    return -1;
+}
+
+void sse_fuse_pairs(struct op *ops, unsigned n)
+{
+    for (unsigned i = 0; i + 1 < n; i++) {
+        int a = fz_find(ops[i].fn, 0), form = 0, b = fz_find(ops[i + 1].fn, 0);
+        if (a < 0) {
+            a = fz_find(ops[i].fn, 1);
+            form = 1;
+        }
+        if (a < 0 || b < 0)
+            continue;
+        bool d = ops[i + 1].x1 == ops[i].x1, s = ops[i + 1].x2 == ops[i].x1;
+        if (!d && !s)
+            continue;
+        ops[i].fn = fused[a][form][b][d && s ? FZ_DS : d ? FZ_D : FZ_S];
+        i++; /* the second op is part of the pair */
+    }
+}
 
 /* ------------------------------------------------------------ decoding */
 static bool dec_cmp(struct decoder *d, unsigned which)

@@ -706,6 +706,71 @@ START_TEST(same_register_operands)
 }
 END_TEST
 
+/* ------------------------------------------------------------ fused pairs
+ * Two scalar-double instructions in a row, the second reading the first's
+ * destination as its destination, its source or both (cpu/ops_sse_fp_arith.c
+ * runs such pairs as one handler): every pair of ADDSD SUBSD MULSD DIVSD,
+ * the first with a register or a memory source, on edge values (denormals,
+ * NaNs, infinities) under each rounding mode with DAZ/FTZ, flags read after
+ * each pair.  Also pairs with no link, which stay two handlers. */
+START_TEST(fused_pairs)
+{
+    static const uint8_t kinds[4] = { 0x58, 0x5c, 0x59, 0x5e }; /* add sub mul div */
+    static const uint32_t modes[] = { 0x1f80, 0x3fc0, 0x5f80, 0xdfc0, 0xff80, 0x1fbf };
+    struct hstate *s = malloc(sizeof(*s));
+    static struct code k;
+    int bad = 0;
+    for (unsigned mi = 0; mi < sizeof(modes) / sizeof(modes[0]); mi++)
+        for (unsigned a = 0; a < 4; a++) {
+            harness_init(s);
+            s->r[6] = HARNESS_DATA;
+            *hs_mxcsr(s) = modes[mi];
+            memcpy(s->data + MODE, &modes[mi], 4);
+            k.n = 0;
+            unsigned g = 0;
+            for (unsigned form = 0; form < 2; form++)
+                for (unsigned b = 0; b < 4; b++)
+                    for (unsigned v = 0; v < 4; v++, g++) {
+                        /* three distinct registers: the first's destination,
+                         * its source, the second's other operand */
+                        unsigned xa = (g + mi) % 16, xs = (g + mi + 5) % 16, xo = (g + mi + 11) % 16;
+                        unsigned xw = (g + mi + 14) % 16;
+                        uint32_t base = GROUP(g);
+                        vput(s->data + base + IN_D, 8, 0, vget(&F64, g * 3 + mi));
+                        vput(s->data + base + IN_S, 8, 0, vget(&F64, g * 5 + a + 1));
+                        vput(s->data + base + 32, 8, 0, vget(&F64, g * 7 + b + 2));
+                        vput(s->data + base + 96, 8, 0, 0x3ff0000000000000);
+                        movaps_load(&k, xa, base + IN_D);
+                        movaps_load(&k, xs, base + IN_S);
+                        movaps_load(&k, xo, base + 32);
+                        /* 1.0 * 1.0: after LDMXCSR an arithmetic instruction
+                         * makes the MXCSR live again, and only then do pairs
+                         * run fused (cpu/sse.h) */
+                        movaps_load(&k, xw, base + 96);
+                        emit0f(&k, 0xf2, false, 0x59, xw, (int)xw, 0, NOIMM);
+                        if (form)
+                            emit0f(&k, 0xf2, false, kinds[a], xa, MEM, base + IN_S, NOIMM);
+                        else
+                            emit0f(&k, 0xf2, false, kinds[a], xa, (int)xs, 0, NOIMM);
+                        /* v: 0 the destination, 1 the source, 2 both, 3 neither */
+                        unsigned rd = v == 1 || v == 3 ? xo : xa, rs = v == 0 || v == 3 ? xo : xa;
+                        if (v == 3)
+                            rs = xs;
+                        emit0f(&k, 0xf2, false, kinds[b], rd, (int)rs, 0, NOIMM);
+                        movaps_store(&k, xa, base + OUT);
+                        movaps_store(&k, rd, base + OUT + 16);
+                        stmxcsr(&k, base + MXO);
+                        ldmxcsr(&k, MODE);
+                    }
+            char what[64];
+            snprintf(what, sizeof(what), "fused pairs, first %02x, mxcsr %04x", kinds[a], modes[mi]);
+            bad |= harness_compare(k.b, k.n, s, 0x8d5, what);
+        }
+    free(s);
+    ck_assert_int_eq(bad, 0);
+}
+END_TEST
+
 /* ------------------------------------------------------------ faults (emulator only) */
 /* Legacy SSE 16-byte memory operands at [rsi + 8]: #GP, nothing changed. */
 START_TEST(misaligned_m128_faults)
@@ -870,6 +935,7 @@ int main(void)
     tcase_add_test(t, ldmxcsr_stmxcsr_movnti);
     tcase_add_test(t, ldmxcsr_reserved_faults);
     tcase_add_test(t, same_register_operands);
+    tcase_add_test(t, fused_pairs);
     tcase_add_test(t, misaligned_m128_faults);
     tcase_add_test(t, unmasked_exceptions_fault);
     tcase_add_test(t, unmasked_but_not_raised);
