@@ -13,7 +13,7 @@
  *
  * The hook is installed when the second thread appears, so that a
  * single-threaded guest never pays for it.  In a forked child the hook is
- * off: the child runs on without the window. */
+ * off (park_fork_child()): the child runs on without the window. */
 #include <pthread.h>
 #include <string.h>
 #include <time.h>
@@ -22,28 +22,24 @@
 
 static bool in_fork_child;
 
-static void forked(void)
+bool park_forked(void)
+{
+    return __atomic_load_n(&in_fork_child, __ATOMIC_ACQUIRE);
+}
+
+void park_fork_child(void)
 {
     __atomic_store_n(&in_fork_child, true, __ATOMIC_RELEASE);
 }
 
-static int atfork_rc;
-
-static void register_atfork(void)
-{
-    atfork_rc = pthread_atfork(NULL, NULL, forked);
-}
-
 int park_init(struct session *s)
 {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_mutex_init(&s->park_lock, NULL);
     pthread_cond_init(&s->park_cond, NULL);
     s->threads_free = false;
     s->block_hook = 0;
     s->nparked = 0;
-    pthread_once(&once, register_atfork);
-    return atfork_rc == 0 ? 0 : -1;
+    return 0;
 }
 
 static void park_here(elfemu *vm, elfemu_thread *t, uint64_t start, uint64_t end, unsigned n,

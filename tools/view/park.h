@@ -7,6 +7,11 @@
 
 #include "tools/view/session.h"
 
+/* The guest forked and this is the child process (the syscall hook sees
+ * it first): the window, its locks and the parked threads are the
+ * parent's; the child runs on without them. */
+void park_fork_child(void);
+bool park_forked(void);
 /* Set up the parking place (at load, on the runner). */
 int park_init(struct session *s);
 /* After a clone (any guest thread, from the syscall hook): once a second

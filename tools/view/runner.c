@@ -144,6 +144,8 @@ static bool call_begins(elfemu *vm, elfemu_thread *t, elfemu_syscall *call, void
 {
     struct session *s = user;
     const char *name = elfemu_syscall_name(call->bits, call->nr);
+    if (park_forked())
+        return false;
     if (t == elfemu_main_thread(vm))
         __atomic_store_n(&s->in_call, (int)call->nr + 1, __ATOMIC_RELEASE);
     else if (!name || strcmp(name, "exit")) /* exit has no after */
@@ -155,6 +157,8 @@ static void call_ends(elfemu *vm, elfemu_thread *t, elfemu_syscall *call, void *
 {
     struct session *s = user;
     (void)call;
+    if (park_forked())
+        return;
     if (t == elfemu_main_thread(vm))
         __atomic_store_n(&s->in_call, 0, __ATOMIC_RELEASE);
     else
@@ -171,8 +175,8 @@ static void call_ends(elfemu *vm, elfemu_thread *t, elfemu_syscall *call, void *
 static void program_ends(elfemu *vm, elfemu_thread *t, const elfemu_end *end, void *user)
 {
     struct session *s = user;
-    if (end->kind == ELFEMU_END_EXEC || t != elfemu_main_thread(vm) ||
-        elfemu_thread_count(vm) < 2 || getpid() != s->pid)
+    if (end->kind == ELFEMU_END_EXEC || park_forked() || t != elfemu_main_thread(vm) ||
+        elfemu_thread_count(vm) < 2)
         return;
     elfemu_exit x = { end->kind == ELFEMU_END_SIGNAL, end->code };
     session_ended(s, &x);

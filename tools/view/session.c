@@ -116,6 +116,17 @@ static void catch_output(struct session *s, const elfemu_syscall *call)
 static void after_syscall(elfemu *vm, elfemu_thread *t, elfemu_syscall *call, void *user)
 {
     struct session *s = user;
+    /* The child of a guest fork (a host fork, by fork() or a raw clone)
+     * comes back here first.  The window's thread did not come along, and
+     * a lock it held (the logs', while drawing them) stays held in the
+     * child: from now on the child takes none of the viewer's locks. */
+    static const char *const forks[] = { "fork", "vfork", "clone", "clone3", NULL };
+    if (park_forked())
+        return;
+    if (call->result == 0 && named(call, forks) && getpid() != s->pid) {
+        park_fork_child();
+        return;
+    }
     static const char *const no_return[] = { "exit", "exit_group", NULL };
     if (named(call, no_return))
         return; /* its line, "= ?", was written before it */
@@ -239,6 +250,10 @@ static __attribute__((noreturn)) void child_runs_on(struct session *s, int stepp
     elfemu_exit x = s->run_exit;
     if (stepped == 0 && elfemu_run(s->vm, &x) != 0)
         _exit(127);
+    /* No exit(): the host's atexit handlers and destructors are the
+     * window's (SDL's, the renderer's threads), which the child has not. */
+    if (!x.signaled)
+        _exit(x.code);
     exit_like(&x);
 }
 

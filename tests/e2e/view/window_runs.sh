@@ -7,7 +7,9 @@
 #   read still waits (the state says where the program waits);
 # - a guest that execs a 32-bit program: run (c) in the first window; the
 #   new program comes up in a window of its own name, stopped at its entry
-#   point, and takes steps there (s s s, q): the state is the new program's.
+#   point, and takes steps there (s s s, q): the state is the new program's;
+# - a guest that forks and execs, run in the window: it ends as natively
+#   (its children do not hang on what the window's thread held).
 # Exit 77 (skipped) only where Xvfb or xdotool is not installed.
 viewer=$1 guests=$2
 . "$(dirname "$0")/xvfb.sh"
@@ -83,4 +85,29 @@ grep -q '^exited=no' "$tmp/exec.state" || fail "exec: the new program ended"
 # What ran before the window was closed: the first program's output, all of it.
 head -n "$(wc -l <"$tmp/exec.out")" "$tmp/exec.native" | diff - "$tmp/exec.out" >/dev/null &&
     [ -s "$tmp/exec.out" ] || fail "exec: output: $(diff "$tmp/exec.native" "$tmp/exec.out")"
+# fork and exec from the window's guest: the children (a copy of the viewer
+# whose window thread did not come along) run on and end; the program ends
+# as natively.
+fork=$guests/forkexec_64_static
+(cd "$tmp" && env -i LANG=C "$fork") >"$tmp/fork.native" 2>&1
+last=$(tail -n 1 "$tmp/fork.native")
+cat >"$tmp/drive3.sh" <<EOS
+#!/bin/sh
+cd "$tmp"
+"$viewer" --env-clear -E LANG=C --state-file "$tmp/fork.state" --script c "$fork" >"$tmp/fork.out" 2>&1 &
+pid=\$!
+wid=\$(timeout 30 xdotool search --sync --name '^elfemu-view: ' | head -1)
+[ -n "\$wid" ] || { echo "no window appeared"; kill \$pid; exit 1; }
+for i in \$(seq 300); do
+    grep -qxF "$last" "$tmp/fork.out" && break
+    sleep 0.2
+done
+xdotool windowfocus --sync "\$wid" && xdotool key q || { kill \$pid; exit 1; }
+wait \$pid
+EOS
+in_xvfb "$tmp/drive3.sh" >"$tmp/drive3.out" 2>&1 ||
+    fail "the fork run failed: $(cat "$tmp/drive3.out")"
+diff "$tmp/fork.native" "$tmp/fork.out" >/dev/null ||
+    fail "fork in the window: $(diff "$tmp/fork.native" "$tmp/fork.out" | head -5)"
+grep -q '^exited=yes' "$tmp/fork.state" || fail "fork: $(grep -E '^(exited|status)=' "$tmp/fork.state")"
 echo "ok: the window took keys while the guest waited in read(), and q ended it; an execve brought the new program up in a new window"
