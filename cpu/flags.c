@@ -110,6 +110,10 @@ bool cpu_cond_slow(struct cpu *c, unsigned cc)
 {
     unsigned w = c->lf_op & 3, kind = c->lf_op & ~3u;
     bool r;
+    if ((cc >> 1) == 1 && (lf_override_mask(c->lf_op) & FL_CF)) {
+        r = lf_override_value(c->lf_op) & FL_CF; /* B / AE after BT, ROL/ROR, MUL... */
+        goto done;
+    }
     if (kind == LF_SUB) {
         uint64_t m = lf_width_mask(w);
         uint64_t d = c->lf_dst & m, s = c->lf_src & m;

@@ -79,6 +79,8 @@ static inline bool cpu_cf(struct cpu *c)
         return false;
     if (op == LF_NONE)
         return c->rflags & FL_CF;
+    if (lf_override_mask(op) & FL_CF) /* BT, ROL/ROR, MUL... over a lazy operation */
+        return lf_override_value(op) & FL_CF;
     return cpu_cf_slow(c);
 }
 

@@ -17,7 +17,7 @@
 #include "cpu/mem.h"
 
 /* The operations (enum values are fuse_meta.kind) and operand forms. */
-enum { K_CMP, K_SUB, K_ADD, K_TEST, K_AND, K_OR, K_XOR, K_INC, K_DEC, NKINDS };
+enum { K_CMP, K_SUB, K_ADD, K_TEST, K_AND, K_OR, K_XOR, K_INC, K_DEC, K_BT, NKINDS };
 enum { F_RR, F_RI, F_RM, F_MR, F_MI, F_R, NFORMS };
 
 static inline __attribute__((always_inline)) uint64_t rd(const struct cpu *c, uint8_t off, unsigned w)
@@ -236,6 +236,23 @@ static inline bool reads_cf(unsigned cc) { return (cc >> 1) == 1 || (cc >> 1) ==
     X(K_INC, F_R) X(K_DEC, F_R)
 FUSED_FORMS(GEN_WIDTHS)
 
+/* BT reg,reg and reg,imm followed by JB/JAE (condition class 1: CF is the
+ * bit tested).  BT replaces CF alone over whatever the flags were, as its
+ * own handler does (cpu_set_arith); the other conditions read flags BT
+ * leaves undefined and are not fused. */
+#define GEN_BT_JCC(form, w)                                                             \
+    static void fj_K_BT_##form##_##w##_1(struct cpu *c, const struct op *op)            \
+    {                                                                                   \
+        uint64_t v = rd(c, op->r1, w);                                                  \
+        unsigned n = (unsigned)(form == F_RR ? rd(c, op->r2, w) : (uint64_t)op->imm) & ((8u << w) - 1); \
+        bool cf = (v >> n) & 1;                                                         \
+        if (!(op->flags & OPF_NOFLAGS))                                                 \
+            cpu_set_arith(c, cf, FL_CF);                                                \
+        c->rip = cf != (op->x1 & 1) ? (uint64_t)op[1].imm : c->rip + op->len + op[1].len; \
+    }
+GEN_BT_JCC(F_RR, 1) GEN_BT_JCC(F_RR, 2) GEN_BT_JCC(F_RR, 3)
+GEN_BT_JCC(F_RI, 1) GEN_BT_JCC(F_RI, 2) GEN_BT_JCC(F_RI, 3)
+
 /* Flag-eliding forms: an instruction whose flags no later instruction of
  * its block reads before they are replaced, with no instruction that may
  * fault in between (the dead-flag pass's OPF_NOFLAGS), writes its result
@@ -271,7 +288,12 @@ static const cpu_handler noflags[NKINDS][NFORMS][4] = { NOFLAGS_FORMS(NF_ENTRIES
 static const struct fused_handlers {
     cpu_handler jcc[8], setcc[8]; /* by condition class; parity (5) is not fused */
     cpu_handler cmov;
-} fused[NKINDS][NFORMS][4] = { FUSED_FORMS(ENTRIES) };
+} fused[NKINDS][NFORMS][4] = {
+    FUSED_FORMS(ENTRIES)
+#define BT_ENTRY(form, w) [K_BT][form][w] = { .jcc = { [1] = fj_K_BT_##form##_##w##_1 } },
+    BT_ENTRY(F_RR, 1) BT_ENTRY(F_RR, 2) BT_ENTRY(F_RR, 3)
+    BT_ENTRY(F_RI, 1) BT_ENTRY(F_RI, 2) BT_ENTRY(F_RI, 3)
+};
 
 /* ------------------------------------------------------------ decoding */
 
@@ -285,12 +307,15 @@ static bool describe_writer(const struct decoder *d, struct fuse_meta *f)
     case ZYDIS_MNEMONIC_AND: f->kind = K_AND; break;
     case ZYDIS_MNEMONIC_OR: f->kind = K_OR; break;
     case ZYDIS_MNEMONIC_XOR: f->kind = K_XOR; break;
+    case ZYDIS_MNEMONIC_BT: f->kind = K_BT; break;
     case ZYDIS_MNEMONIC_INC: f->kind = K_INC; break;
     case ZYDIS_MNEMONIC_DEC: f->kind = K_DEC; break;
     default: return false;
     }
     if (d->op->flags & OPF_LOCK)
         return false;
+    if (f->kind == K_BT && !is_reg(d, 0))
+        return false; /* BT's memory forms address by the whole bit offset */
     /* The operands, decoded again into the fused op's own fields. */
     struct decoder md = *d;
     struct op *op = md.op = &f->op;
@@ -361,7 +386,7 @@ void fuse_describe(const struct decoder *d, struct fuse_meta *f)
 {
     f->role = FUSE_NONE;
     if (describe_writer(d, f) &&
-        (fused[f->kind][f->form][f->w].cmov || noflags[f->kind][f->form][f->w]))
+        (fused[f->kind][f->form][f->w].jcc[1] || noflags[f->kind][f->form][f->w]))
         f->role = FUSE_WRITER;
     else if (!describe_reader(d, f))
         f->role = FUSE_NONE;
@@ -386,7 +411,14 @@ unsigned fuse_block(struct op *ops, const struct op_meta *meta, unsigned n)
         f.len = ops[i].len;
         const struct fuse_meta *r = i + 1 < n ? &meta[i + 1].fuse : NULL;
         const struct fused_handlers *h = &fused[w->kind][w->form][w->w];
-        if (!r || !h->cmov || r->role == FUSE_NONE || r->role == FUSE_WRITER) {
+        cpu_handler pair = NULL;
+        if (r && r->role == FUSE_JCC)
+            pair = h->jcc[r->cc >> 1];
+        else if (r && r->role == FUSE_SETCC)
+            pair = h->setcc[r->cc >> 1];
+        else if (r && r->role == FUSE_CMOV)
+            pair = h->cmov;
+        if (!pair) {
             /* Alone: its flags may be dead. */
             if ((ops[i].flags & OPF_NOFLAGS) && noflags[w->kind][w->form][w->w]) {
                 f.fn = noflags[w->kind][w->form][w->w];
@@ -395,7 +427,7 @@ unsigned fuse_block(struct op *ops, const struct op_meta *meta, unsigned n)
             }
             continue;
         }
-        f.fn = r->role == FUSE_JCC ? h->jcc[r->cc >> 1] : r->role == FUSE_SETCC ? h->setcc[r->cc >> 1] : h->cmov;
+        f.fn = pair;
         f.x1 = r->cc;
         f.x2 = r->reg;
         f.x3 = r->reg2;
