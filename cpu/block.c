@@ -290,7 +290,7 @@ static void drop(struct cpu_cache *k, struct block *b, struct block **list)
         slot = &(*slot)->hnext;
     if (*slot)
         *slot = b->hnext;
-    b->rnext = *list;
+    b->hnext = *list; /* out of the hash: hnext now links the drop list */
     *list = b;
 }
 
@@ -327,8 +327,8 @@ static void free_dropped(struct cpu_cache *k, struct block *list)
 {
     while (list) {
         struct block *b = list;
-        list = b->rnext;
-        for (uint64_t p = mm_page_down(b->start); p < b->end; p += MM_PAGE_SIZE) {
+        list = b->hnext;
+        for (uint64_t p = mm_page_down(b->start); p < block_end(b); p += MM_PAGE_SIZE) {
             struct page_entry *pe = page_get(k, p, false);
             for (uint32_t i = 0; pe && i < pe->n; i++)
                 if (pe->v[i] == b)
@@ -436,11 +436,12 @@ static struct block *decode_block(struct cpu *c, uint64_t rip)
     struct op_meta meta[BLOCK_MAX_OPS];
     unsigned n = 0;
     uint64_t pc = rip, entered = 0;
+    bool ends = false;
+    unsigned avail = 0;
     while (n < BLOCK_MAX_OPS) {
-        unsigned avail = fetchable(c, pc, &entered);
+        avail = fetchable(c, pc, &entered);
         if (avail == 0)
             break;
-        bool ends = false;
         unsigned len = cpu_decode_one(c, pc, c->mm->base + pc, avail, &ops[n], &ends, &meta[n]);
         if (len == 0)
             break; /* the instruction runs into unfetchable bytes */
@@ -449,8 +450,11 @@ static struct block *decode_block(struct cpu *c, uint64_t rip)
         if (ends)
             break;
     }
-    if (n == 0)
-        cpu_fault(c, SIGSEGV, segv_code(c, rip), rip);
+    if (n == 0) {
+        /* The fetch faults at the first byte that cannot be fetched: rip,
+         * or a later one for an instruction that runs into it. */
+        cpu_fault(c, SIGSEGV, segv_code(c, rip + avail), rip + avail);
+    }
     struct block *b;
     if (UNLIKELY(cpu_hooks_enabled())) {
         /* Hooks may look at the flags between any two instructions. */
@@ -459,17 +463,22 @@ static struct block *decode_block(struct cpu *c, uint64_t rip)
         mark_dead_flags(ops, meta, n);
         fuse_block(ops, meta, n);
         sse_fuse_pairs(ops, n);
-        /* One more op: the sentinel the last NEXT of a cut-short block reaches. */
-        b = malloc(sizeof(*b) + (n + 1) * sizeof(struct op));
+        /* A block cut short has one more op: the sentinel its last NEXT
+         * reaches (the last op of any other block has OPF_BRANCH; a fused
+         * pair that ends a block ends with the Jcc's op). */
+        unsigned sentinel = ends ? 0 : 1;
+        b = malloc(sizeof(*b) + (n + sentinel) * sizeof(struct op));
         if (!b)
             cpu_fault(c, SIGSEGV, 1, rip); /* out of host memory: nothing better to do */
         memset(b, 0, sizeof(*b));
         b->start = rip;
-        b->end = pc;
-        b->nops = n;
+        b->size = (uint32_t)(pc - rip);
+        b->nops = (uint16_t)n;
         memcpy(b->ops, ops, n * sizeof(struct op));
-        memset(&b->ops[n], 0, sizeof(struct op));
-        b->ops[n].fn = op_block_end;
+        if (sentinel) {
+            memset(&b->ops[n], 0, sizeof(struct op));
+            b->ops[n].fn = op_block_end;
+        }
     }
     struct cpu_cache *k = c->cache;
     __atomic_store_n(&k->decoded, k->decoded + 1, __ATOMIC_RELAXED);

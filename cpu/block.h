@@ -34,17 +34,32 @@
 
 #define BLOCK_MAX_OPS 64
 
+/* A decoded block: this header (64 bytes) and its ops.  The op after the
+ * last is a sentinel (op_block_end) only where a NEXT can reach it: after
+ * a last op that does not end its block (a block cut short).  An op with
+ * OPF_BRANCH never goes on with NEXT, so a block that ends with one has
+ * no sentinel (a block per ~5 instructions: its 32 bytes are a tenth of
+ * the cache). */
 struct block {
-    uint64_t start, end;        /* guest range of its instructions */
-    struct block *hnext;        /* hash chain */
-    struct block *rnext;        /* list of blocks being dropped */
+    uint64_t start;             /* guest address of its first instruction */
+    /* The hash chain; once the block is dropped (out of the hash), the
+     * list of blocks being dropped. */
+    struct block *hnext;
     struct block *succ[2];      /* the last two blocks that followed */
     uint64_t succ_rip[2];
     uint64_t succ_epoch;
-    uint32_t nops;              /* instructions (a hooked block has more ops) */
+    uint32_t size;              /* bytes of guest code: [start, start + size) */
+    uint16_t nops;              /* instructions (a hooked block has more ops) */
     bool retired;
     struct op ops[];
 };
+_Static_assert(sizeof(struct block) == 64, "keep the block header at 64 bytes");
+_Static_assert(BLOCK_MAX_OPS * 15 <= UINT32_MAX && BLOCK_MAX_OPS <= UINT16_MAX, "size, nops");
+
+static inline uint64_t block_end(const struct block *b)
+{
+    return b->start + b->size;
+}
 
 /* The part of the cache the dispatch loop reads once per block; the rest
  * of struct cpu_cache is private to cpu/block.c. */

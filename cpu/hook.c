@@ -198,7 +198,7 @@ struct block *hook_block_build(struct cpu *c, const struct op *ops, unsigned n, 
         cpu_fault(c, SIGSEGV, 1, start); /* out of host memory: nothing better to do */
     struct hook_insn *rec = (struct hook_insn *)(b->ops + nops);
     b->start = start;
-    b->end = end;
+    b->size = (uint32_t)(end - start);
     b->nops = n;
     b->ops[0].fn = op_hook_block;
     b->ops[0].imm = (int64_t)(uintptr_t)b;
@@ -353,7 +353,7 @@ static void op_hook_block(struct cpu *c, const struct op *op)
     if (hook_ops->mem)
         flush(c);
     if (hook_ops->block)
-        hook_ops->block(c, b->start, b->end, b->nops);
+        hook_ops->block(c, b->start, block_end(b), b->nops);
     NEXT(c, op);
 }
 
