@@ -1,8 +1,17 @@
 /* CPUID: the emulated processor.  Vendor "GenuineIntel" so that glibc's
  * init_cpu_features() takes its well-trodden Intel path (cache sizes from
- * leaf 4); family 6, a model number no real Intel part uses (0xff), so
- * that no model-specific quirk list matches; the brand string says what it
- * is.  Feature bits: cpu/cpuid.h. */
+ * leaf 4); family 6, model 0x2c (Westmere-EP, the Intel part whose
+ * features are closest to ours: SSE4.2, POPCNT, AES, PCLMULQDQ, no AVX);
+ * the brand string says what it is.  Feature bits: cpu/cpuid.h.
+ *
+ * Why a real model: glibc (every version since 2.12) marks unaligned loads
+ * and copies fast only on the Nehalem/Westmere models or on a part with
+ * AVX.  With that, memcpy/memmove are __memmove_sse2_unaligned_erms, which
+ * copies 2 KiB and more with REP MOVSB (one host memmove here, see
+ * cpu/ops_string.c); on an unknown model without AVX they were
+ * __memmove_ssse3, a PALIGNR loop of about 4 instructions per 16 bytes.
+ * The model's quirk lists only touch that tuning (and a smaller
+ * non-temporal threshold). */
 #include <string.h>
 
 #include "cpu/cpuid.h"
@@ -33,7 +42,8 @@ void cpu_cpuid(uint32_t leaf, uint32_t sub, int bits, uint32_t out[4])
         memcpy(&out[2], "ntel", 4);
         break;
     case 1:
-        out[0] = (6u << 8) | (0xfu << 4) | (0xfu << 16) | 1; /* family 6, model 0xff, stepping 1 */
+        /* family 6, model 0x2c (extended model 2, model 0xc), stepping 2 */
+        out[0] = (6u << 8) | (0xcu << 4) | (0x2u << 16) | 2;
         out[1] = (8u << 8) | (1u << 16);                      /* clflush line 64, 1 logical cpu */
         out[2] = CPU_CPUID1_ECX;
         out[3] = CPU_CPUID1_EDX;
