@@ -90,16 +90,22 @@ static inline __attribute__((always_inline)) uint64_t am_ea(const struct cpu *c,
     }
 }
 
-/* The host pointer of op's memory operand in form am (faults as g2h()). */
-static inline __attribute__((always_inline)) void *am_ptr(struct cpu *c, const struct op *op,
-                                                          unsigned am)
+/* The host pointer for guest address a from am_ea() in form am (faults as
+ * g2h()); for handlers that look at the address first (alignment checks). */
+static inline __attribute__((always_inline)) void *am_host(struct cpu *c, uint64_t a, unsigned am)
 {
-    uint64_t a = am_ea(c, op, am);
     switch (am) {
     case AM_B64: case AM_X64: return g2h64(c, a);
     case AM_B32: case AM_X32: return c->mem + a;
     default: return g2h(c, a);
     }
+}
+
+/* The host pointer of op's memory operand in form am (faults as g2h()). */
+static inline __attribute__((always_inline)) void *am_ptr(struct cpu *c, const struct op *op,
+                                                          unsigned am)
+{
+    return am_host(c, am_ea(c, op, am), am);
 }
 
 #define DEFINE_ACCESS(bits)                                                             \

@@ -17,28 +17,7 @@ static void op_movaps_xx(struct cpu *c, const struct op *op)
     c->xmm[op->x1] = c->xmm[op->x2];
     NEXT(c, op);
 }
-static void op_movaps_xm(struct cpu *c, const struct op *op)
-{
-    XMM(c, op->x1) = sse_src_m128a(c, op);
-    NEXT(c, op);
-}
-static void op_movups_xm(struct cpu *c, const struct op *op)
-{
-    XMM(c, op->x1) = sse_src_m128u(c, op);
-    NEXT(c, op);
-}
-static void op_movaps_mx(struct cpu *c, const struct op *op)
-{
-    uint64_t a = op_ea(c, op);
-    sse_check_align16(c, a);
-    store128(c, a, &c->xmm[op->x2]);
-    NEXT(c, op);
-}
-static void op_movups_mx(struct cpu *c, const struct op *op)
-{
-    store128(c, op_ea(c, op), &c->xmm[op->x2]);
-    NEXT(c, op);
-}
+/* The memory forms of the full moves: cpu/sse.h sse_load128a_h and co. */
 
 /* ------------------------------------------------------------ partial moves
  * MOVSS/MOVSD between registers merge the low element; a load zeroes the
@@ -291,6 +270,17 @@ static bool dec_move(struct decoder *d, cpu_handler xx, cpu_handler xm, cpu_hand
     return dec_mem_op(d, 0);
 }
 
+/* MOVAPS/MOVUPS and twins: dec_move() with the memory forms' handlers by
+ * enum addr_mode (cpu/sse.h sse_load128a_h...; load NULL: a store only). */
+static bool dec_move_full(struct decoder *d, const cpu_handler *load, const cpu_handler *store)
+{
+    if (!dec_move(d, load ? op_movaps_xx : NULL, load ? load[AM_ANY] : NULL, store[AM_ANY]))
+        return false;
+    if (d->op->fn != op_movaps_xx)
+        d->op->fn = (d->op->fn == store[AM_ANY] ? store : load)[dec_addr_mode(d)];
+    return true;
+}
+
 static bool dec_shuffle(struct decoder *d, cpu_handler rr, cpu_handler rm)
 {
     if (!is_imm(d, 2))
@@ -325,13 +315,13 @@ bool dec_sse_fp(struct decoder *d)
     switch (d->in->mnemonic) {
     case ZYDIS_MNEMONIC_MOVAPS:
     case ZYDIS_MNEMONIC_MOVAPD:
-        return dec_move(d, op_movaps_xx, op_movaps_xm, op_movaps_mx);
+        return dec_move_full(d, sse_load128a_h, sse_store128a_h);
     case ZYDIS_MNEMONIC_MOVUPS:
     case ZYDIS_MNEMONIC_MOVUPD:
-        return dec_move(d, op_movaps_xx, op_movups_xm, op_movups_mx);
+        return dec_move_full(d, sse_load128u_h, sse_store128u_h);
     case ZYDIS_MNEMONIC_MOVNTPS:
     case ZYDIS_MNEMONIC_MOVNTPD:
-        return dec_move(d, NULL, NULL, op_movaps_mx);
+        return dec_move_full(d, NULL, sse_store128a_h);
     case ZYDIS_MNEMONIC_MOVSS:
         return dec_move(d, op_movss_xx, op_movss_xm, op_movss_mx);
     case ZYDIS_MNEMONIC_MOVSD: /* string MOVSD has no XMM operand: dec_move refuses it */

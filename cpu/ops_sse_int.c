@@ -11,24 +11,27 @@
 
 #define XMM(i) (&c->xmm[i])
 
+/* The memory form exists once per form of the address (cpu/mem.h), in a
+ * table by enum addr_mode: NAME_rm_h. */
+#define GEN_RM_FORM(AM, sfx, name)                                                      \
+    static void op_x_##name##_rm_##sfx(struct cpu *c, const struct op *op)             \
+    {                                                                                   \
+        xmm_t y, r;                                                                     \
+        memcpy(&y, xmm_mem(c, op, AM, true), 16);                                       \
+        k_##name(&r, XMM(op->x1), &y, (unsigned)op->imm, 16);                           \
+        *XMM(op->x1) = r;                                                               \
+        NEXT(c, op);                                                                    \
+    }
 #define GEN_RR_RM(name)                                                                 \
     static void op_x_##name##_rr(struct cpu *c, const struct op *op)                    \
     {                                                                                   \
         xmm_t r;                                                                        \
         k_##name(&r, XMM(op->x1), XMM(op->x2), (unsigned)op->imm, 16);                  \
         *XMM(op->x1) = r;                                                               \
-        NEXT(c, op);                                                              \
+        NEXT(c, op);                                                                    \
     }                                                                                   \
-    static void op_x_##name##_rm(struct cpu *c, const struct op *op)                    \
-    {                                                                                   \
-        uint64_t a = op_ea(c, op);                                                      \
-        xmm_t y, r;                                                                     \
-        sse_check_align16(c, a);                                                        \
-        load128(c, a, &y);                                                              \
-        k_##name(&r, XMM(op->x1), &y, (unsigned)op->imm, 16);                           \
-        *XMM(op->x1) = r;                                                               \
-        NEXT(c, op);                                                              \
-    }
+    ADDR_MODES(GEN_RM_FORM, name)                                                       \
+    static const cpu_handler name##_rm_h[AM_COUNT] = { ADDR_MODES(AM_HANDLER, op_x_##name##_rm_) };
 #define GEN_RI(name)                                                                    \
     static void op_x_##name##_ri(struct cpu *c, const struct op *op)                    \
     {                                                                                   \
@@ -106,32 +109,36 @@ static void op_movdq_x_x(struct cpu *c, const struct op *op)
     *XMM(op->x1) = *XMM(op->x2);
     NEXT(c, op);
 }
-static void op_movdqa_x_m(struct cpu *c, const struct op *op)
-{
-    uint64_t a = op_ea(c, op);
-    sse_check_align16(c, a);
-    load128(c, a, XMM(op->x1));
-    NEXT(c, op);
-}
-static void op_movdqu_x_m(struct cpu *c, const struct op *op)
-{
-    load128(c, op_ea(c, op), XMM(op->x1));
-    NEXT(c, op);
-}
-/* MOVDQA and MOVNTDQ stores (the non-temporal hint does not change what
- * a single thread or another one can observe after the store). */
-static void op_movdqa_m_x(struct cpu *c, const struct op *op)
-{
-    uint64_t a = op_ea(c, op);
-    sse_check_align16(c, a);
-    store128(c, a, XMM(op->x2));
-    NEXT(c, op);
-}
-static void op_movdqu_m_x(struct cpu *c, const struct op *op)
-{
-    store128(c, op_ea(c, op), XMM(op->x2));
-    NEXT(c, op);
-}
+/* 16-byte loads and stores, aligned (#GP otherwise) or not: MOVDQA/MOVDQU
+ * and MOVNTDQ (the non-temporal hint does not change what a single thread
+ * or another one can observe after the store) here, MOVAPS/MOVUPS and their
+ * twins in cpu/ops_sse_fp.c; one handler per form of the address. */
+#define GEN_MOV128(AM, sfx, _)                                                          \
+    static void op_load128a_##sfx(struct cpu *c, const struct op *op)                   \
+    {                                                                                   \
+        memcpy(XMM(op->x1), xmm_mem(c, op, AM, true), 16);                              \
+        NEXT(c, op);                                                                    \
+    }                                                                                   \
+    static void op_load128u_##sfx(struct cpu *c, const struct op *op)                   \
+    {                                                                                   \
+        memcpy(XMM(op->x1), xmm_mem(c, op, AM, false), 16);                             \
+        NEXT(c, op);                                                                    \
+    }                                                                                   \
+    static void op_store128a_##sfx(struct cpu *c, const struct op *op)                  \
+    {                                                                                   \
+        memcpy(xmm_mem(c, op, AM, true), XMM(op->x2), 16);                              \
+        NEXT(c, op);                                                                    \
+    }                                                                                   \
+    static void op_store128u_##sfx(struct cpu *c, const struct op *op)                  \
+    {                                                                                   \
+        memcpy(xmm_mem(c, op, AM, false), XMM(op->x2), 16);                             \
+        NEXT(c, op);                                                                    \
+    }
+ADDR_MODES(GEN_MOV128, _)
+const cpu_handler sse_load128a_h[AM_COUNT] = { ADDR_MODES(AM_HANDLER, op_load128a_) };
+const cpu_handler sse_load128u_h[AM_COUNT] = { ADDR_MODES(AM_HANDLER, op_load128u_) };
+const cpu_handler sse_store128a_h[AM_COUNT] = { ADDR_MODES(AM_HANDLER, op_store128a_) };
+const cpu_handler sse_store128u_h[AM_COUNT] = { ADDR_MODES(AM_HANDLER, op_store128u_) };
 
 /* MOVQ2DQ / MOVDQ2Q touch an MMX register: they are MMX instructions for
  * the x87 state (SDM vol. 2: "causes a transition from x87 FPU to MMX
@@ -182,9 +189,10 @@ static void op_x_maskmovdqu(struct cpu *c, const struct op *op)
 }
 
 /* ------------------------------------------------------------ decoding */
-/* xmm, xmm/m128 [, imm8] and, for shifts, xmm, imm8.  A missing form's
- * handler is NULL: that encoding is not ours (e.g. the MMX one). */
-static bool dec_binary(struct decoder *d, cpu_handler rr, cpu_handler rm, cpu_handler ri)
+/* xmm, xmm/m128 [, imm8] and, for shifts, xmm, imm8; rm: the memory
+ * form's handlers by enum addr_mode.  A missing form's handler (table) is
+ * NULL: that encoding is not ours (e.g. the MMX one). */
+static bool dec_binary(struct decoder *d, cpu_handler rr, const cpu_handler *rm, cpu_handler ri)
 {
     struct op *op = d->op;
     int x0 = dec_xmm(d, 0);
@@ -207,8 +215,10 @@ static bool dec_binary(struct decoder *d, cpu_handler rr, cpu_handler rm, cpu_ha
         op->fn = rr;
         return rr != NULL;
     }
-    op->fn = rm;
-    return rm != NULL && dec_mem_op(d, 1);
+    if (rm == NULL || !dec_mem_op(d, 1))
+        return false;
+    op->fn = rm[dec_addr_mode(d)];
+    return true;
 }
 
 /* MOVD/MOVQ with an XMM operand (the MMX ones belong to dec_mmx). */
@@ -243,8 +253,9 @@ static bool dec_movdq(struct decoder *d)
     return dec_reg_op(d, 0, &op->r1);
 }
 
-/* MOVDQA / MOVDQU / MOVNTDQ: xmm <- xmm/m128 or m128 <- xmm. */
-static bool dec_movdqa(struct decoder *d, cpu_handler load, cpu_handler store)
+/* MOVDQA / MOVDQU / MOVNTDQ: xmm <- xmm/m128 or m128 <- xmm; the memory
+ * forms' handlers by enum addr_mode (load NULL: MOVNTDQ, a store only). */
+static bool dec_movdqa(struct decoder *d, const cpu_handler *load, const cpu_handler *store)
 {
     struct op *op = d->op;
     int x0 = dec_xmm(d, 0), x1 = dec_xmm(d, 1);
@@ -254,16 +265,21 @@ static bool dec_movdqa(struct decoder *d, cpu_handler load, cpu_handler store)
         op->fn = op_movdq_x_x;
         return true;
     }
+    const cpu_handler *forms = store;
+    unsigned mem = 0;
     if (x0 >= 0 && load) {
         op->x1 = (uint8_t)x0;
-        op->fn = load;
-        return dec_mem_op(d, 1);
-    }
-    if (x1 < 0)
+        forms = load;
+        mem = 1;
+    } else if (x1 >= 0) {
+        op->x2 = (uint8_t)x1;
+    } else {
         return false;
-    op->x2 = (uint8_t)x1;
-    op->fn = store;
-    return dec_mem_op(d, 0);
+    }
+    if (!dec_mem_op(d, mem))
+        return false;
+    op->fn = forms[dec_addr_mode(d)];
+    return true;
 }
 
 static bool dec_movq2dq(struct decoder *d)
@@ -335,10 +351,10 @@ bool dec_sse_int(struct decoder *d)
     switch (d->in->mnemonic) {
 #define CASE_RR_RM(name, M)                                                             \
     case ZYDIS_MNEMONIC_##M:                                                            \
-        return dec_binary(d, op_x_##name##_rr, op_x_##name##_rm, NULL);
+        return dec_binary(d, op_x_##name##_rr, name##_rm_h, NULL);
 #define CASE_SHIFT(name, M)                                                             \
     case ZYDIS_MNEMONIC_##M:                                                            \
-        return dec_binary(d, op_x_##name##_rr, op_x_##name##_rm, op_x_##name##_ri);
+        return dec_binary(d, op_x_##name##_rr, name##_rm_h, op_x_##name##_ri);
     SIMD_BOTH_OPS(CASE_RR_RM)
     XMM_ONLY_OPS(CASE_RR_RM)
     SIMD_SHIFT_OPS(CASE_SHIFT)
@@ -348,9 +364,9 @@ bool dec_sse_int(struct decoder *d)
     case ZYDIS_MNEMONIC_PSRLDQ: return dec_binary(d, NULL, NULL, op_x_psrldq_ri);
     case ZYDIS_MNEMONIC_MOVD:
     case ZYDIS_MNEMONIC_MOVQ: return dec_movdq(d);
-    case ZYDIS_MNEMONIC_MOVDQA: return dec_movdqa(d, op_movdqa_x_m, op_movdqa_m_x);
-    case ZYDIS_MNEMONIC_MOVDQU: return dec_movdqa(d, op_movdqu_x_m, op_movdqu_m_x);
-    case ZYDIS_MNEMONIC_MOVNTDQ: return dec_movdqa(d, NULL, op_movdqa_m_x);
+    case ZYDIS_MNEMONIC_MOVDQA: return dec_movdqa(d, sse_load128a_h, sse_store128a_h);
+    case ZYDIS_MNEMONIC_MOVDQU: return dec_movdqa(d, sse_load128u_h, sse_store128u_h);
+    case ZYDIS_MNEMONIC_MOVNTDQ: return dec_movdqa(d, NULL, sse_store128a_h);
     case ZYDIS_MNEMONIC_MOVQ2DQ: return dec_movq2dq(d);
     case ZYDIS_MNEMONIC_MOVDQ2Q: return dec_movdq2q(d);
     case ZYDIS_MNEMONIC_PMOVMSKB: return dec_to_gpr(d, op_x_pmovmskb);

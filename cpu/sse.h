@@ -134,6 +134,27 @@ static inline void sse_check_align16(struct cpu *c, uint64_t a)
         cpu_fault(c, SIGSEGV, 0x80 /* SI_KERNEL */, 0);
 }
 
+/* The host address of op's 16-byte memory operand in form am (cpu/mem.h:
+ * handlers exist per form), after legacy SSE's alignment check (#GP, before
+ * any page fault) when aligned. */
+static inline __attribute__((always_inline)) void *xmm_mem(struct cpu *c, const struct op *op,
+                                                           unsigned am, bool aligned)
+{
+    uint64_t a = am_ea(c, op, am);
+    if (aligned)
+        sse_check_align16(c, a);
+    return am_host(c, a, am);
+}
+
+/* The table row of a handler family by form: { prefix##any, prefix##b64, ... }. */
+#define AM_HANDLER(AM, sfx, prefix) prefix##sfx,
+
+/* 16-byte loads (xmm x1 <- m128) and stores (m128 <- xmm x2), aligned or
+ * not, by enum addr_mode (cpu/ops_sse_int.c): MOVDQA/MOVDQU, MOVAPS/MOVUPS
+ * and their twins. */
+extern const cpu_handler sse_load128a_h[AM_COUNT], sse_load128u_h[AM_COUNT];
+extern const cpu_handler sse_store128a_h[AM_COUNT], sse_store128u_h[AM_COUNT];
+
 /* The MMX register i: the 64-bit mantissa of x87 physical register i
  * (in struct cpu: a live x87 state is released first, cpu/x87_host.h). */
 static inline uint64_t *mmx_reg(struct cpu *c, unsigned i)

@@ -11,10 +11,11 @@
  *     rCX/rSI/rDI, si_addr and si_code as the CPU leaves them;
  *   - self-modifying code: REP STOS/MOVS over decoded code, also over the
  *     instructions right after the REP itself;
- *   - a signal in the middle of a long REP STOS (1 GiB through a 2 MiB
- *     memfd mapped again and again; 256 MiB on ia32) and REPE SCAS (64 MiB of zero pages):
- *     taken between iterations, with rip at the REP and rCX part-way, and
- *     the REP then finishes.
+ *   - a SIGALRM (a 1 ms real-time timer, armed again until it lands in the
+ *     REP: CPU-time timers tick too coarsely) in the middle of a long REP
+ *     STOS (1 GiB through a 2 MiB memfd mapped again and again; 256 MiB on
+ *     ia32) and REPE SCAS (64 MiB of zero pages): taken between iterations,
+ *     with rip at the REP and rCX part-way, and the REP then finishes.
  * Prints offsets and counts, never addresses. */
 #include <setjmp.h>
 #include <signal.h>
@@ -370,7 +371,7 @@ static void on_timer(int sig, siginfo_t *si, void *uc_)
         sig_outside++;
         if (sig_inside == 0) {
             struct itimerval t = { { 0, 0 }, { 0, 1000 } };
-            setitimer(ITIMER_VIRTUAL, &t, NULL);
+            setitimer(ITIMER_REAL, &t, NULL);
         }
     }
 }
@@ -380,7 +381,7 @@ static void long_reps(void)
     struct sigaction sa = { 0 };
     sa.sa_sigaction = on_timer;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigaction(SIGVTALRM, &sa, NULL);
+    sigaction(SIGALRM, &sa, NULL);
 
     /* 1 GiB (256 MiB for ia32) of virtual memory on 2 MiB of memory: one
      * memfd mapped again and again. */
@@ -410,7 +411,7 @@ static void long_reps(void)
     sig_count = total / sig_size, sig_start = (uintptr_t)big;
     struct regs r = { sig_count, 0, (unsigned long)big, (unsigned long)0x0101010101010101ull, 0 };
     struct itimerval t = { { 0, 0 }, { 0, 1000 } };
-    setitimer(ITIMER_VIRTUAL, &t, NULL);
+    setitimer(ITIMER_REAL, &t, NULL);
     RUN(LONG_STOS, &r, 0);
     printf("long rep stos: interrupted inside %s, registers consistent %s, then cx=%lu di=%+ld, "
            "last byte %d\n", sig_inside ? "yes" : "no", sig_consistent == sig_inside ? "yes" : "no", r.cx,
@@ -426,13 +427,13 @@ static void long_reps(void)
     sig_insn = scas, sig_insn_len = sizeof(scas);
     sig_count = zn, sig_start = (uintptr_t)zero, sig_size = 1;
     r = (struct regs){ zn, 0, (unsigned long)zero, 0, 0 };
-    setitimer(ITIMER_VIRTUAL, &t, NULL);
+    setitimer(ITIMER_REAL, &t, NULL);
     RUN("repe scasb", &r, 0);
     printf("long repe scasb: interrupted inside %s, registers consistent %s, then cx=%lu di=%+ld "
            "fl=%#lx\n", sig_inside ? "yes" : "no", sig_consistent == sig_inside ? "yes" : "no", r.cx,
            (long)(r.di - (uintptr_t)zero), r.fl & SHOWN_FLAGS);
     munmap(zero, zn);
-    signal(SIGVTALRM, SIG_IGN);
+    signal(SIGALRM, SIG_IGN);
 }
 
 int main(void)
