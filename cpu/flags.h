@@ -52,6 +52,19 @@ uint64_t cpu_flags(struct cpu *c);
 /* Replace the arithmetic flags (the bits in mask) by those of value. */
 void cpu_set_arith(struct cpu *c, uint64_t value, uint64_t mask);
 
+/* cpu_set_arith() for CF and OF (ROL/ROR, RCL/RCR, MUL/IMUL), inline:
+ * value holds them (and nothing else); over a lazy operation they go to
+ * its override fields, and its other flags stay lazy. */
+static inline void cpu_set_cf_of(struct cpu *c, uint32_t value)
+{
+    const uint32_t m = FL_CF | FL_OF;
+    if (c->lf_op != LF_NONE)
+        c->lf_op = (c->lf_op & ~(m << LF_OVR_VALUE_SHIFT)) | m << LF_OVR_MASK_SHIFT |
+                   value << LF_OVR_VALUE_SHIFT;
+    else
+        c->rflags = (c->rflags & ~(uint64_t)m) | value;
+}
+
 /* Set RFLAGS as POPF would for a user-mode program (only the bits user
  * mode may change among those in mask). */
 void cpu_set_flags(struct cpu *c, uint64_t value, uint64_t mask);

@@ -19,10 +19,14 @@ struct lfrec {
 
 /* Only what the flags of f's kind are computed from (cpu/flags.c): AND, OR,
  * XOR and TEST from the result alone, and only ADC, SBB, INC and DEC have
- * an lf_aux.  The kind is a constant in every handler: the tests fold. */
-static inline void lf_commit(struct cpu *c, const struct lfrec *f)
+ * an lf_aux; nothing when no later instruction reads them (OPF_NOFLAGS),
+ * except for the two stores of a logic operation, cheaper than the test.
+ * The kind is a constant in every handler: the tests on it fold. */
+static inline void lf_commit(struct cpu *c, const struct op *op, const struct lfrec *f)
 {
     unsigned kind = f->op & LF_KIND;
+    if (kind != LF_LOGIC && (op->flags & OPF_NOFLAGS))
+        return;
     c->lf_op = f->op;
     c->lf_res = f->r;
     if (kind == LF_LOGIC)
@@ -81,7 +85,7 @@ KERNEL(test, LF_LOGIC, d & s, false)
         struct lfrec f;                                                                 \
         if (k_##name(W_##B, RD_##B(op->r1), RD_##B(op->r2), CARRY_##name, &f))          \
             set_gpr##B(c, op->r1, f.r);                                                 \
-        lf_commit(c, &f);                                                               \
+        lf_commit(c, op, &f);                                                           \
         NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##name##_ri_##B(struct cpu *c, const struct op *op)                  \
@@ -89,7 +93,7 @@ KERNEL(test, LF_LOGIC, d & s, false)
         struct lfrec f;                                                                 \
         if (k_##name(W_##B, RD_##B(op->r1), (uint64_t)op->imm, CARRY_##name, &f))       \
             set_gpr##B(c, op->r1, f.r);                                                 \
-        lf_commit(c, &f);                                                               \
+        lf_commit(c, op, &f);                                                           \
         NEXT(c, op);                                                              \
     }                                                                                   \
     static inline void lock_##name##_##B(struct cpu *c, const struct op *op, uint64_t s)\
@@ -101,7 +105,7 @@ KERNEL(test, LF_LOGIC, d & s, false)
             k_##name(W_##B, old, s, CARRY_##name, &f);                                  \
         while (!__atomic_compare_exchange_n(p, &old, (uint##B##_t)f.r, false,           \
                                             __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));       \
-        lf_commit(c, &f);                                                               \
+        lf_commit(c, op, &f);                                                           \
         NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##name##_lmr_##B(struct cpu *c, const struct op *op)                 \
@@ -121,7 +125,7 @@ KERNEL(test, LF_LOGIC, d & s, false)
         uint64_t s = ld##B(am_ptr(c, op, AM));                                          \
         if (k_##name(W_##B, RD_##B(op->r1), s, CARRY_##name, &f))                       \
             set_gpr##B(c, op->r1, f.r);                                                 \
-        lf_commit(c, &f);                                                               \
+        lf_commit(c, op, &f);                                                           \
         NEXT(c, op);                                                                    \
     }                                                                                   \
     static inline void mem_##name##_##B##_##sfx(struct cpu *c, const struct op *op,     \
@@ -131,7 +135,7 @@ KERNEL(test, LF_LOGIC, d & s, false)
         void *p = am_ptr(c, op, AM);                                                    \
         if (k_##name(W_##B, ld##B(p), s, CARRY_##name, &f))                             \
             st##B(p, (uint##B##_t)f.r);                                                 \
-        lf_commit(c, &f);                                                               \
+        lf_commit(c, op, &f);                                                           \
         NEXT(c, op);                                                                    \
     }                                                                                   \
     static void op_##name##_mr_##B##_##sfx(struct cpu *c, const struct op *op)          \
@@ -188,10 +192,10 @@ GEN_UNARY(16)
 GEN_UNARY(32)
 GEN_UNARY(64)
 
-static inline void lf_commit_unary(struct cpu *c, const struct lfrec *f)
+static inline void lf_commit_unary(struct cpu *c, const struct op *op, const struct lfrec *f)
 {
     if (f->op != ~0u)
-        lf_commit(c, f);
+        lf_commit(c, op, f);
 }
 
 #define GEN_UNARY_FORMS(name, B)                                                        \
@@ -199,7 +203,7 @@ static inline void lf_commit_unary(struct cpu *c, const struct lfrec *f)
     {                                                                                   \
         struct lfrec f;                                                                 \
         set_gpr##B(c, op->r1, u_##name##_##B(c, RD_##B(op->r1), &f));                   \
-        lf_commit_unary(c, &f);                                                         \
+        lf_commit_unary(c, op, &f);                                                     \
         NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##name##_m_##B(struct cpu *c, const struct op *op)                   \
@@ -207,7 +211,7 @@ static inline void lf_commit_unary(struct cpu *c, const struct lfrec *f)
         struct lfrec f;                                                                 \
         uint64_t a = op_ea(c, op);                                                      \
         store##B(c, a, (uint##B##_t)u_##name##_##B(c, load##B(c, a), &f));              \
-        lf_commit_unary(c, &f);                                                         \
+        lf_commit_unary(c, op, &f);                                                     \
         NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_##name##_lm_##B(struct cpu *c, const struct op *op)                  \
@@ -219,7 +223,7 @@ static inline void lf_commit_unary(struct cpu *c, const struct lfrec *f)
             nv = (uint##B##_t)u_##name##_##B(c, old, &f);                               \
         while (!__atomic_compare_exchange_n(p, &old, nv, false, __ATOMIC_SEQ_CST,        \
                                             __ATOMIC_RELAXED));                         \
-        lf_commit_unary(c, &f);                                                         \
+        lf_commit_unary(c, op, &f);                                                     \
         NEXT(c, op);                                                              \
     }
 #define UNARY_ALL(name) GEN_UNARY_FORMS(name, 8) GEN_UNARY_FORMS(name, 16) GEN_UNARY_FORMS(name, 32) GEN_UNARY_FORMS(name, 64)

@@ -330,6 +330,24 @@ static void op_cmov_m(struct cpu *c, const struct op *op)
         set_gpr32(c, op->r1, GPR32(c, op->r1));
     NEXT(c, op);
 }
+/* CMOVcc r, r of 32 and 64 bits: one handler per condition (cpu_cond() folds). */
+#define GEN_CMOV_R(cc)                                                                  \
+    static void op_cmov_r32_##cc(struct cpu *c, const struct op *op)                    \
+    {                                                                                   \
+        set_gpr32(c, op->r1, cpu_cond(c, cc) ? GPR32(c, op->r2) : GPR32(c, op->r1));    \
+        NEXT(c, op);                                                                    \
+    }                                                                                   \
+    static void op_cmov_r64_##cc(struct cpu *c, const struct op *op)                    \
+    {                                                                                   \
+        if (cpu_cond(c, cc))                                                            \
+            set_gpr64(c, op->r1, GPR64(c, op->r2));                                     \
+        NEXT(c, op);                                                                    \
+    }
+CPU_CONDITIONS(GEN_CMOV_R)
+#define CMOV_R32_ENTRY(cc) op_cmov_r32_##cc,
+#define CMOV_R64_ENTRY(cc) op_cmov_r64_##cc,
+static const cpu_handler cmov_r_h[2][16] = { { CPU_CONDITIONS(CMOV_R32_ENTRY) },
+                                             { CPU_CONDITIONS(CMOV_R64_ENTRY) } };
 /* SETcc r8: one handler per condition (cpu_cond() folds). */
 #define GEN_SETCC_R(cc)                                                                 \
     static void op_setcc_r_##cc(struct cpu *c, const struct op *op)                     \
@@ -632,7 +650,7 @@ bool dec_mov(struct decoder *d)
     if (!dec_reg_op(d, 0, &op->r1))
         return false;
     if (is_reg(d, 1)) {
-        op->fn = op_cmov_r;
+        op->fn = op->size == 4 ? cmov_r_h[0][cc] : op->size == 8 ? cmov_r_h[1][cc] : op_cmov_r;
         return dec_reg_op(d, 1, &op->r2);
     }
     op->fn = op_cmov_m;

@@ -30,7 +30,7 @@ typedef __int128 s128;
 /* CF = OF = overflow; SF ZF AF PF stay (see above). */
 static inline void mul_flags(struct cpu *c, bool overflow)
 {
-    cpu_set_arith(c, overflow ? FL_CF | FL_OF : 0, FL_CF | FL_OF);
+    cpu_set_cf_of(c, overflow ? FL_CF | FL_OF : 0);
 }
 
 /* After a division: CF OF stay, SF ZF PF clear, AF set (see above). */

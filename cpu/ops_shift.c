@@ -157,16 +157,7 @@ static inline void sh_flags(struct cpu *c, const struct op *op, const struct shr
         c->lf_op = (LF_LOGIC + size_log2(B / 8)) | m << LF_OVR_MASK_SHIFT |
                    ((uint32_t)s->f & m) << LF_OVR_VALUE_SHIFT;
     } else if (s->m) {
-        /* ROL/ROR and RCL/RCR: CF and OF, as cpu_set_arith() sets them, inline;
-         * over a lazy operation they go to its override fields (its flags
-         * stay lazy). */
-        const uint32_t m = FL_CF | FL_OF;
-        _Static_assert(((FL_CF | FL_OF) & ~0xfffu) == 0, "CF and OF fit the override fields");
-        if (c->lf_op != LF_NONE)
-            c->lf_op = (c->lf_op & ~(m << LF_OVR_VALUE_SHIFT)) | m << LF_OVR_MASK_SHIFT |
-                       (uint32_t)s->f << LF_OVR_VALUE_SHIFT;
-        else
-            c->rflags = (c->rflags & ~(uint64_t)m) | s->f;
+        cpu_set_cf_of(c, (uint32_t)s->f); /* ROL/ROR and RCL/RCR */
     }
 }
 

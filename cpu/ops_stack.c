@@ -45,6 +45,18 @@ static void op_pop_r64(struct cpu *c, const struct op *op)
     c->r[op->r1 / 8] = v;
     NEXT(c, op);
 }
+/* ia32's own word: esp is below 4 GiB (cpu/mem.h push32/pop32). */
+static void op_push_r32(struct cpu *c, const struct op *op)
+{
+    push32(c, GPR32(c, op->r1));
+    NEXT(c, op);
+}
+static void op_pop_r32(struct cpu *c, const struct op *op)
+{
+    uint32_t v = pop32(c); /* esp first: POP esp loads the popped value */
+    set_gpr32(c, op->r1, v);
+    NEXT(c, op);
+}
 static void op_push_r(struct cpu *c, const struct op *op)
 {
     push_n(c, op->size, get_reg_n(c, op->r1, op->size));
@@ -136,7 +148,7 @@ bool dec_stack(struct decoder *d)
         if (is_reg(d, 0)) {
             if (!dec_reg_op(d, 0, &op->r1))
                 return false; /* segment registers: ia32 issue */
-            op->fn = (w == 8) ? op_push_r64 : op_push_r;
+            op->fn = w == 8 ? op_push_r64 : w == 4 && d->bits == 32 ? op_push_r32 : op_push_r;
             return true;
         }
         if (is_imm(d, 0)) {
@@ -150,7 +162,7 @@ bool dec_stack(struct decoder *d)
         if (is_reg(d, 0)) {
             if (!dec_reg_op(d, 0, &op->r1))
                 return false;
-            op->fn = (w == 8) ? op_pop_r64 : op_pop_r;
+            op->fn = w == 8 ? op_pop_r64 : w == 4 && d->bits == 32 ? op_pop_r32 : op_pop_r;
             return true;
         }
         op->fn = op_pop_m;

@@ -10,8 +10,10 @@
  * code, the address-size prefix.  Then faults through each form: the
  * signal, si_code, the fault address, the instruction the handler sees
  * and that neither the register, the flags nor the memory were changed.
- * Last, ROL/ROR after a flag-setting operation, read by PUSHF, ADC and Jcc
- * (the rotate replaces CF and OF only; the other flags stay lazy).
+ * Then ROL/ROR after a flag-setting operation, read by PUSHF, ADC and Jcc
+ * (the rotate replaces CF and OF only; the other flags stay lazy), and
+ * shifts, which replace all six lazily.  Last, CMOVcc r,r for every
+ * condition (one handler each), IMUL's CF/OF, PUSH/POP of registers.
  *
  * Printed: values, flags (the six arithmetic ones) and offsets, never an
  * address. */
@@ -25,15 +27,24 @@
 #include <unistd.h>
 
 #define ARITH 0x8d5ul /* CF PF AF ZF SF OF */
+/* RFLAGS into %[fl] (see REDZONE_SKIP) */
+#define READ_FLAGS REDZONE_SKIP "pushf\n\tpop %[fl]" REDZONE_BACK
 
 #ifdef __x86_64__
 #define REG_A REG_RAX
 #define REG_FL REG_EFL
 #define REG_PC REG_RIP
+#define SP "rsp"
+/* pushes in inline asm must not overwrite the red zone below rsp */
+#define REDZONE_SKIP "lea -128(%%rsp), %%rsp\n\t"
+#define REDZONE_BACK "\n\tlea 128(%%rsp), %%rsp"
 #else
 #define REG_A REG_EAX
 #define REG_FL REG_EFL
 #define REG_PC REG_EIP
+#define SP "esp"
+#define REDZONE_SKIP
+#define REDZONE_BACK
 #endif
 
 static uint64_t mem[64] __attribute__((aligned(64)));
@@ -71,7 +82,7 @@ static void report(const char *what, unsigned long r, unsigned long fl)
 #define T(what, insns)                                                                  \
     do {                                                                                \
         unsigned long r_ = (unsigned long)0x8899aabbccddeeffull, fl_;                   \
-        asm volatile("cmp $0x7e, %b[i]\n\t" insns "\n\tpushf\n\tpop %[fl]"              \
+        asm volatile("cmp $0x7e, %b[i]\n\t" insns "\n\t" READ_FLAGS                     \
                      : [r] "+a"(r_), [fl] "=&r"(fl_)                                    \
                      : [b] "c"(&mem[8]), [i] "d"(3l)                                    \
                      : "memory", "cc");                                                 \
@@ -174,7 +185,7 @@ static void wrap(void)
 #define TW(what, insns, base, idx)                                                      \
     do {                                                                                \
         r = 0x0123456789abcdefull;                                                      \
-        asm volatile("test %k[r], %k[r]\n\t" insns "\n\tpushf\n\tpop %[fl]"              \
+        asm volatile("test %k[r], %k[r]\n\t" insns "\n\t" READ_FLAGS                    \
                      : [r] "+a"(r), [fl] "=&r"(fl)                                      \
                      : [b] "c"(base), [i] "d"(idx)                                      \
                      : "memory", "cc");                                                 \
@@ -196,7 +207,7 @@ static void wrap(void)
 #define TW(what, insns, base, idx)                                                      \
     do {                                                                                \
         r = 0x89abcdeful;                                                               \
-        asm volatile("test %k[r], %k[r]\n\t" insns "\n\tpushf\n\tpop %[fl]"              \
+        asm volatile("test %k[r], %k[r]\n\t" insns "\n\t" READ_FLAGS                    \
                      : [r] "+a"(r), [fl] "=&r"(fl)                                      \
                      : [b] "c"(base), [i] "d"(idx)                                      \
                      : "memory", "cc");                                                 \
@@ -228,7 +239,7 @@ static void segments(void)
 #define TS(what, insns)                                                                 \
     do {                                                                                \
         r = 0x5a5a5a5aul;                                                               \
-        asm volatile("test %k[r], %k[r]\n\t" insns "\n\tpushf\n\tpop %[fl]"              \
+        asm volatile("test %k[r], %k[r]\n\t" insns "\n\t" READ_FLAGS                    \
                      : [r] "+a"(r), [fl] "=&r"(fl)                                      \
                      : [b] "c"(off), [i] "d"(2l)                                        \
                      : "memory", "cc");                                                 \
@@ -351,7 +362,7 @@ static void rotates(void)
         asm volatile("mov %[a], %[x]\n\t"
                      "add %k[b], %k[x]\n\t"
                      "rol $7, %k[a]\n\t"
-                     "pushf\n\tpop %[fl]"
+                     READ_FLAGS
                      : [x] "=&r"(x), [fl] "=&r"(fl), [a] "+r"(a)
                      : [b] "r"(b)
                      : "cc");
@@ -363,7 +374,7 @@ static void rotates(void)
                      "ror $13, %k[a]\n\t"
                      "mov $0, %[c]\n\t"
                      "adc $0, %[c]\n\t"
-                     "pushf\n\tpop %[fl]"
+                     READ_FLAGS
                      : [x] "=&r"(x), [fl] "=&r"(fl), [a] "+r"(a), [c] "=&r"(c1)
                      : [b] "r"(b)
                      : "cc");
@@ -393,7 +404,7 @@ static void rotates(void)
                      "inc %k[x]\n\t"
                      "rorb $3, %b[a]\n\t"
                      "rol $0, %k[x]\n\t"
-                     "pushf\n\tpop %[fl]"
+                     READ_FLAGS
                      : [x] "=&r"(x), [fl] "=&r"(fl), [a] "+q"(a)
                      :
                      : "cc");
@@ -403,7 +414,7 @@ static void rotates(void)
         a = vals[i][0];
         asm volatile("mov %[a], %[x]\n\t"
                      "shr $1, %k[x]\n\t"
-                     "pushf\n\tpop %[fl]"
+                     READ_FLAGS
                      : [x] "=&r"(x), [fl] "=&r"(fl)
                      : [a] "r"(a)
                      : "cc");
@@ -431,12 +442,88 @@ static void rotates(void)
                      "mov %[a], %[x]\n\t"
                      "shr $4, %k[x]\n\t"
                      "rol $1, %k[x]\n\t"
-                     "pushf\n\tpop %[fl]"
+                     READ_FLAGS
                      : [x] "=&r"(x), [fl] "=&r"(fl), [c] "=&r"(c1)
                      : [a] "r"(a)
                      : "cc");
         printf("sar; adc; shr; rol x=%#lx c=%lu fl=%#lx\n", x, c1, fl & ARITH);
     }
+}
+
+/* ------------------------------------------------------------ CMOVcc, IMUL, PUSH/POP */
+/* Every condition of CMOVcc r32 and r64 after a CMP (a MOV in between, so
+ * that the pair is not fused): bit cc of the result is set when it moved;
+ * a 32-bit CMOV zero-extends its destination either way. */
+#define CMOV1(cc, bit, W, reg)                                                          \
+    "mov %[ones], %[d]\n\t"                                                            \
+    "cmov" cc " %" reg "[s], %" reg "[d]\n\t"                                           \
+    "add %[d], %[z]\n\t"                                                               \
+    "cmp %[ones], %" reg "[d]\n\t"                                                      \
+    "je 1f\n\t"                                                                        \
+    "or $" #bit ", %[m]\n"                                                             \
+    "1:\tcmp %k[b], %k[a]\n\t"
+#define CMOVS(W, reg)                                                                   \
+    CMOV1("o", 0x1, W, reg) CMOV1("no", 0x2, W, reg) CMOV1("b", 0x4, W, reg)            \
+    CMOV1("ae", 0x8, W, reg) CMOV1("e", 0x10, W, reg) CMOV1("ne", 0x20, W, reg)         \
+    CMOV1("be", 0x40, W, reg) CMOV1("a", 0x80, W, reg) CMOV1("s", 0x100, W, reg)        \
+    CMOV1("ns", 0x200, W, reg) CMOV1("p", 0x400, W, reg) CMOV1("np", 0x800, W, reg)     \
+    CMOV1("l", 0x1000, W, reg) CMOV1("ge", 0x2000, W, reg) CMOV1("le", 0x4000, W, reg)  \
+    CMOV1("g", 0x8000, W, reg)
+
+static void cmov_imul_stack(void)
+{
+    static const unsigned long pairs[][2] = {
+        { 5, 5 }, { 5, 7 }, { 7, 5 }, { 0x80000000, 1 }, { 0x7fffffff, 0xffffffff }, { 0, 0x80 },
+    };
+    for (unsigned i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+        unsigned long a = pairs[i][0], b = pairs[i][1], m = 0, z = 0, d;
+        asm volatile("cmp %k[b], %k[a]\n\t" CMOVS(32, "k")
+                     : [m] "+r"(m), [z] "+r"(z), [d] "=&r"(d)
+                     : [a] "r"(a), [b] "r"(b), [s] "r"(0x1234ul), [ones] "i"(-1)
+                     : "cc");
+        printf("cmov32 %#lx, %#lx: moved %#lx sum %#lx\n", a, b, m, z);
+#ifdef __x86_64__
+        m = z = 0;
+        asm volatile("cmp %k[b], %k[a]\n\t" CMOVS(64, "q")
+                     : [m] "+r"(m), [z] "+r"(z), [d] "=&r"(d)
+                     : [a] "r"(a), [b] "r"(b), [s] "r"(0x123456789ul), [ones] "i"(-1)
+                     : "cc");
+        printf("cmov64 %#lx, %#lx: moved %#lx sum %#lx\n", a, b, m, z);
+#endif
+        /* IMUL sets CF and OF (the others are undefined: not compared) over
+         * a lazy ADD; read by PUSHF, JO and ADC. */
+        unsigned long p, fl, j, cy;
+        asm volatile("mov %[a], %[p]\n\t"
+                     "add %[b], %[p]\n\t"
+                     "imul $0x10001, %k[b], %k[p]\n\t"
+                     READ_FLAGS "\n\t"
+                     "mov $0, %[j]\n\t"
+                     "jno 1f\n\t"
+                     "mov $1, %[j]\n"
+                     "1:\tmov $0, %[c]\n\t"
+                     "adc $0, %[c]"
+                     : [p] "=&r"(p), [fl] "=&r"(fl), [j] "=&r"(j), [c] "=&r"(cy)
+                     : [a] "r"(a), [b] "r"(b)
+                     : "cc");
+        printf("add; imul     p=%#lx cf/of=%#lx jo=%lu adc=%lu\n", p, fl & 0x801, j, cy);
+    }
+    /* PUSH and POP of registers (ia32's own 4-byte slots), POP of the
+     * stack pointer itself. */
+    unsigned long o0, o1, moved;
+    asm volatile(REDZONE_SKIP
+                 "push %[a]\n\t"
+                 "push %[b]\n\t"
+                 "pop %[o0]\n\t"
+                 "pop %[o1]\n\t"
+                 "mov %%" SP ", %[x]\n\t"
+                 "push %%" SP "\n\t"
+                 "pop %%" SP "\n\t"
+                 "sub %%" SP ", %[x]\n\t"
+                 REDZONE_BACK
+                 : [x] "=&r"(moved), [o0] "=&r"(o0), [o1] "=&r"(o1)
+                 : [a] "r"(0x11223344ul), [b] "r"(0x55667788ul)
+                 : "memory", "cc");
+    printf("push/pop %#lx %#lx, pop sp moved it by %ld\n", o0, o1, (long)moved);
 }
 
 int main(void)
@@ -446,6 +533,7 @@ int main(void)
     segments();
     faults();
     rotates();
+    cmov_imul_stack();
     printf("opforms done\n");
     return 0;
 }
