@@ -55,7 +55,9 @@ elfemu *elfemu_create(const elfemu_config *cfg)
     vm->cfg.sysroot = vm->sysroot;
     const char *trace_file = vm->cfg.trace_file;
     vm->cfg.trace_file = NULL; /* not owned: used here only */
-    if (vm->cfg.strace && !strace_on) {
+    if (vm->cfg.strace && !strace_on && vm->cfg.strace_line) {
+        strace_open_sink(vm->cfg.strace_line, vm->cfg.strace_line_user, vm->cfg.trace_pids);
+    } else if (vm->cfg.strace && !strace_on) {
         int r = strace_open(trace_file, vm->cfg.trace_append, vm->cfg.trace_pids);
         if (r < 0) {
             free(vm->sysroot);
@@ -267,6 +269,8 @@ int elfemu_step(elfemu *vm, elfemu_exit *out)
     cpu_step(&vm->cpu);
     if (vm->cpu.stop == CPU_RUNNING)
         return 0;
+    if (UNLIKELY(strace_on) && vm->cpu.stop != CPU_STOPPED)
+        strace_end(&vm->cpu); /* as elfemu_run() ends: the last lines */
     out->signaled = vm->cpu.stop == CPU_SIGNALED;
     out->code = vm->cpu.stop_code;
     return 1;

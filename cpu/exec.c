@@ -192,6 +192,19 @@ static void run_guarded(struct cpu *c, void (*body)(struct cpu *c))
 
 static void step_one(struct cpu *c)
 {
+    /* A host signal queued for the guest is delivered at this boundary, as
+     * the run loop does: SYSCALL returns without running while one is
+     * queued (for the loop to deliver it first), so a step that did not
+     * deliver it would stay on the SYSCALL for ever.  With a handler (or
+     * the guest's end) that is the step; an ignored signal leaves the
+     * instruction to run. */
+    if (UNLIKELY(c->attention & CPU_ATTN_SIGNAL)) {
+        uint64_t rip = c->rip;
+        cpu_x87_release(c); /* a signal frame holds the x87 state */
+        sig_deliver(c);
+        if (c->stop != CPU_RUNNING || c->rip != rip)
+            return;
+    }
     struct op ops[2];
     cpu_decode_single(c, &ops[0]);
     memset(&ops[1], 0, sizeof(ops[1]));

@@ -59,6 +59,19 @@ typedef struct elfemu_config {
     /** Prefix every line with the pid from the start (a re-executed elfemu
      *  in a process tree that already has several processes). */
     bool trace_pids;
+    /**
+     * With @ref strace: hand each line to this function instead of writing
+     * it (@ref trace_file is then unused): @p line is one whole line, its
+     * '\n' included (@p len counts it; no NUL), exactly as --strace would
+     * print it -- syscalls, `--- SIGNAL ---` and `+++ exited with N +++`.
+     * It is called on the guest thread the line is about, when the line is
+     * complete (a call's after it returned), one line at a time across
+     * threads.  A program the guest execs is not traced (its elfemu cannot
+     * call back here).  Process-wide like @ref strace.
+     */
+    void (*strace_line)(const char *line, size_t len, void *user);
+    /** The last argument of @ref strace_line. */
+    void *strace_line_user;
 } elfemu_config;
 
 /** Fill @p cfg with the defaults: deterministic layout, host randomness, no sysroot. */

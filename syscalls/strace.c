@@ -33,6 +33,8 @@ static int out_fd = 2;              /* written once by strace_open() */
 static char out_path[PATH_MAX];     /* absolute; "" for stderr */
 static atomic_bool several_threads; /* of this process (strace_set_threads) */
 static atomic_bool several_procs;   /* this process forked, or is a fork child */
+static strace_sink sink;            /* the embedder takes the lines (strace_open_sink) */
+static void *sink_user;
 
 /* Calls after which buffered lines may wait: they neither block nor write
  * to a file the trace could share; computed by strace_open(). */
@@ -98,6 +100,17 @@ static void flush_out(void)
 static void emit(const char *s, size_t n, bool now)
 {
     pthread_mutex_lock(&out_lock);
+    if (sink) {
+        /* Nothing is buffered: the embedder sees each line as it is done. */
+        for (const char *end = s + n, *nl; s < end; s = nl + 1) {
+            nl = memchr(s, '\n', (size_t)(end - s));
+            if (!nl)
+                nl = end - 1;
+            sink(s, (size_t)(nl - s) + 1, sink_user);
+        }
+        pthread_mutex_unlock(&out_lock);
+        return;
+    }
     if (out_len + n > sizeof(out_buf))
         flush_locked();
     if (n > sizeof(out_buf)) {
@@ -144,6 +157,15 @@ static void quiet_init(bool *quiet, const char *const *names)
                 quiet[nr] = true;
 }
 
+static void start(bool pids)
+{
+    quiet_init(quiet_64, sys_names_64);
+    quiet_init(quiet_32, sys_names_32);
+    atomic_store(&several_procs, pids);
+    atexit(flush_out);
+    strace_on = true;
+}
+
 int strace_open(const char *path, bool append, bool pids)
 {
     if (path) {
@@ -174,18 +196,21 @@ int strace_open(const char *path, bool append, bool pids)
         sys_reserve_fd(fd);
         snprintf(out_path, sizeof(out_path), "%s", abs);
     }
-    quiet_init(quiet_64, sys_names_64);
-    quiet_init(quiet_32, sys_names_32);
-    atomic_store(&several_procs, pids);
-    atexit(flush_out);
-    strace_on = true;
+    start(pids);
     return 0;
+}
+
+void strace_open_sink(strace_sink fn, void *user, bool pids)
+{
+    sink = fn;
+    sink_user = user;
+    start(pids);
 }
 
 int strace_reexec_args(const char *out[4])
 {
-    if (!strace_on)
-        return 0;
+    if (!strace_on || sink)
+        return 0; /* the new program's elfemu cannot reach the sink */
     int n = 0;
     out[n++] = "--strace";
     if (out_path[0]) {

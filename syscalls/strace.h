@@ -18,6 +18,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cpu/cpu.h"
@@ -32,6 +33,12 @@ extern bool strace_on;
  * file is opened O_APPEND|O_CLOEXEC on a high descriptor so that the
  * guest's own descriptors are numbered as natively.  0 or -errno. */
 int strace_open(const char *path, bool append, bool pids);
+
+/* The same with every line handed to sink(line, len, user) instead of
+ * written (the embedding API's elfemu_config::strace_line): one whole
+ * line a call, its '\n' included, under the lock that orders lines. */
+typedef void (*strace_sink)(const char *line, size_t len, void *user);
+void strace_open_sink(strace_sink sink, void *user, bool pids);
 
 /* The options that make a re-executed elfemu (the guest called execve)
  * trace to the same place in the same way: fills out[] with up to 4

@@ -4,14 +4,17 @@
  * Every executable mapping of the guest is a module: its file (the name in
  * the emulator's mapping list) and the file offset give, through the
  * file's PT_LOAD headers, the file's own virtual address, and its .symtab
- * (else .dynsym) names it.  The vDSO is read from guest memory.  A small
+ * (else .dynsym) names it, with `name@plt` for its PLT entries
+ * (tools/symbols_plt.c).  The vDSO is read from guest memory.  A small
  * ELF32/ELF64 reader, with every offset checked against the image size. */
 #include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools/elfread.h"
 #include "tools/symbols.h"
+#include "tools/symbols_plt.h"
 
 struct sym {
     uint64_t value, size;
@@ -23,6 +26,8 @@ struct symfile {
     struct sym *v;
     size_t n;
     char *strtab;
+    struct plt_sym *plt;    /* the PLT entries' names (f->v points at them too) */
+    size_t nplt;
     struct { uint64_t off, vaddr, filesz; } load[16];
     unsigned nload;
 };
@@ -50,26 +55,6 @@ static int sym_cmp(const void *a, const void *b)
     return x->value < y->value ? -1 : x->value > y->value;
 }
 
-static bool in_image(uint64_t off, uint64_t len, size_t size)
-{
-    return off <= size && len <= size - off;
-}
-
-/* Read a field of width 4 or 8 at p. */
-static uint64_t rd(const uint8_t *p, int w)
-{
-    if (w == 8) {
-        uint64_t v;
-        memcpy(&v, p, 8);
-        return v;
-    }
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
-static uint32_t rd32(const uint8_t *p) { return (uint32_t)rd(p, 4); }
-static uint16_t rd16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
-
 /* Parse an ELF image's PT_LOADs and symbols into f. */
 static void parse(const uint8_t *img, size_t size, struct symfile *f)
 {
@@ -80,31 +65,31 @@ static void parse(const uint8_t *img, size_t size, struct symfile *f)
         return;
     int w = is64 ? 8 : 4;
     /* Offsets of the header fields we need, ELF64 / ELF32. */
-    uint64_t phoff = rd(img + (is64 ? 32 : 28), w), shoff = rd(img + (is64 ? 40 : 32), w);
-    unsigned phentsize = rd16(img + (is64 ? 54 : 42)), phnum = rd16(img + (is64 ? 56 : 44));
-    unsigned shentsize = rd16(img + (is64 ? 58 : 46)), shnum = rd16(img + (is64 ? 60 : 48));
+    uint64_t phoff = elf_rd(img + (is64 ? 32 : 28), w), shoff = elf_rd(img + (is64 ? 40 : 32), w);
+    unsigned phentsize = elf_rd16(img + (is64 ? 54 : 42)), phnum = elf_rd16(img + (is64 ? 56 : 44));
+    unsigned shentsize = elf_rd16(img + (is64 ? 58 : 46)), shnum = elf_rd16(img + (is64 ? 60 : 48));
 
     for (unsigned i = 0; i < phnum && f->nload < 16; i++) {
         uint64_t o = phoff + (uint64_t)i * phentsize;
-        if (phentsize < (is64 ? 56u : 32u) || !in_image(o, phentsize, size))
+        if (phentsize < (is64 ? 56u : 32u) || !elf_in_image(o, phentsize, size))
             break;
         const uint8_t *p = img + o;
-        if (rd32(p) != PT_LOAD)
+        if (elf_rd32(p) != PT_LOAD)
             continue;
         /* ELF64: type flags offset vaddr paddr filesz; ELF32: type offset vaddr paddr filesz. */
-        f->load[f->nload].off = is64 ? rd(p + 8, 8) : rd32(p + 4);
-        f->load[f->nload].vaddr = is64 ? rd(p + 16, 8) : rd32(p + 8);
-        f->load[f->nload].filesz = is64 ? rd(p + 32, 8) : rd32(p + 16);
+        f->load[f->nload].off = is64 ? elf_rd(p + 8, 8) : elf_rd32(p + 4);
+        f->load[f->nload].vaddr = is64 ? elf_rd(p + 16, 8) : elf_rd32(p + 8);
+        f->load[f->nload].filesz = is64 ? elf_rd(p + 32, 8) : elf_rd32(p + 16);
         f->nload++;
     }
 
-    if (shentsize < (is64 ? 64u : 40u) || !in_image(shoff, (uint64_t)shnum * shentsize, size))
+    if (shentsize < (is64 ? 64u : 40u) || !elf_in_image(shoff, (uint64_t)shnum * shentsize, size))
         return;
     const uint8_t *symsec = NULL;
     for (unsigned pass = 0; pass < 2 && !symsec; pass++)
         for (unsigned i = 0; i < shnum; i++) {
             const uint8_t *s = img + shoff + (uint64_t)i * shentsize;
-            if (rd32(s + 4) == (pass == 0 ? SHT_SYMTAB : SHT_DYNSYM)) {
+            if (elf_rd32(s + 4) == (pass == 0 ? SHT_SYMTAB : SHT_DYNSYM)) {
                 symsec = s;
                 break;
             }
@@ -112,14 +97,14 @@ static void parse(const uint8_t *img, size_t size, struct symfile *f)
     if (!symsec)
         return;
     /* Section header: name type flags addr offset size link info align entsize. */
-    uint64_t off = rd(symsec + (is64 ? 24 : 16), w), ssize = rd(symsec + (is64 ? 32 : 20), w);
-    unsigned link = rd32(symsec + (is64 ? 40 : 24));
+    uint64_t off = elf_rd(symsec + (is64 ? 24 : 16), w), ssize = elf_rd(symsec + (is64 ? 32 : 20), w);
+    unsigned link = elf_rd32(symsec + (is64 ? 40 : 24));
     uint64_t entsize = is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
-    if (link >= shnum || !in_image(off, ssize, size))
+    if (link >= shnum || !elf_in_image(off, ssize, size))
         return;
     const uint8_t *str = img + shoff + (uint64_t)link * shentsize;
-    uint64_t stroff = rd(str + (is64 ? 24 : 16), w), strsize = rd(str + (is64 ? 32 : 20), w);
-    if (!in_image(stroff, strsize, size) || strsize == 0)
+    uint64_t stroff = elf_rd(str + (is64 ? 24 : 16), w), strsize = elf_rd(str + (is64 ? 32 : 20), w);
+    if (!elf_in_image(stroff, strsize, size) || strsize == 0)
         return;
     f->strtab = malloc(strsize + 1);
     f->v = calloc(ssize / entsize + 1, sizeof(*f->v));
@@ -129,11 +114,11 @@ static void parse(const uint8_t *img, size_t size, struct symfile *f)
     f->strtab[strsize] = 0;
     for (uint64_t o = 0; o + entsize <= ssize; o += entsize) {
         const uint8_t *s = img + off + o;
-        uint32_t name = rd32(s);
-        uint64_t value = is64 ? rd(s + 8, 8) : rd32(s + 4);
-        uint64_t sz = is64 ? rd(s + 16, 8) : rd32(s + 8);
+        uint32_t name = elf_rd32(s);
+        uint64_t value = is64 ? elf_rd(s + 8, 8) : elf_rd32(s + 4);
+        uint64_t sz = is64 ? elf_rd(s + 16, 8) : elf_rd32(s + 8);
         unsigned info = is64 ? s[4] : s[12];
-        unsigned shndx = is64 ? rd16(s + 6) : rd16(s + 14);
+        unsigned shndx = is64 ? elf_rd16(s + 6) : elf_rd16(s + 14);
         unsigned type = info & 0xf;
         if (!value || !name || name >= strsize || shndx == SHN_UNDEF ||
             (type != STT_FUNC && type != STT_NOTYPE && type != STT_OBJECT &&
@@ -143,7 +128,18 @@ static void parse(const uint8_t *img, size_t size, struct symfile *f)
             continue;
         f->v[f->n++] = (struct sym){ value, sz, f->strtab + name };
     }
-    qsort(f->v, f->n, sizeof(*f->v), sym_cmp);
+}
+
+/* The PLT entries' names join the symbols. */
+static void add_plt(const uint8_t *img, size_t size, struct symfile *f)
+{
+    f->nplt = plt_syms(img, size, &f->plt);
+    struct sym *v = f->nplt ? realloc(f->v, (f->n + f->nplt) * sizeof(*v)) : NULL;
+    if (!v)
+        return;
+    f->v = v;
+    for (size_t i = 0; i < f->nplt; i++)
+        f->v[f->n++] = (struct sym){ f->plt[i].value, f->plt[i].size, f->plt[i].name };
 }
 
 
@@ -180,8 +176,12 @@ static struct symfile *load_file(struct syms *s, const elfemu_map *m)
         if (fp)
             fclose(fp);
     }
-    if (img && size)
+    if (img && size) {
         parse(img, size, f);
+        add_plt(img, size, f);
+        if (f->n)
+            qsort(f->v, f->n, sizeof(*f->v), sym_cmp);
+    }
     free(img);
     return f;
 }
@@ -203,6 +203,7 @@ void syms_free(struct syms *s)
     for (unsigned i = 0; i < s->nfiles; i++) {
         free(s->files[i]->v);
         free(s->files[i]->strtab);
+        plt_syms_free(s->files[i]->plt, s->files[i]->nplt);
         free(s->files[i]);
     }
     free(s->files);

@@ -20,8 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <Zydis/Zydis.h>
-
+#include "tools/disasm.h"
 #include "tools/outfile.h"
 #include "tools/symbols.h"
 #include "tools/trace.h"
@@ -109,11 +108,9 @@ static struct cached *cached_insn(uint64_t addr, const uint8_t *bytes, unsigned 
     if (e->addr == addr && e->len == len && !memcmp(e->bytes, bytes, len) && e->sym_gen == T.sym_gen)
         return e;
     if (!(e->addr == addr && e->len == len && !memcmp(e->bytes, bytes, len))) {
-        ZydisDisassembledInstruction zi;
-        ZydisMachineMode mode = T.bits == 64 ? ZYDIS_MACHINE_MODE_LONG_64 : ZYDIS_MACHINE_MODE_LEGACY_32;
-        ZyanStatus st = T.o.att ? ZydisDisassembleATT(mode, addr, bytes, len, &zi)
-                                : ZydisDisassembleIntel(mode, addr, bytes, len, &zi);
-        snprintf(e->text, sizeof(e->text), "%s", ZYAN_SUCCESS(st) ? zi.text : "(bad)");
+        struct disasm d;
+        bool ok = disasm_one(T.bits, T.o.att, addr, bytes, len, &d);
+        snprintf(e->text, sizeof(e->text), "%s", ok ? d.text : "(bad)");
         e->addr = addr;
         e->len = (uint8_t)len;
         memcpy(e->bytes, bytes, len);

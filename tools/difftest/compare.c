@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "tools/difftest/difftest.h"
+#include "tools/disasm.h"
 
 #define HISTORY 12
 
@@ -30,9 +31,8 @@ void history_push(const struct dt_insn *insn)
 
 void dt_disasm(int bits, uint64_t rip, const uint8_t *bytes, unsigned len, char *buf, size_t size)
 {
-    ZydisDisassembledInstruction in;
-    ZydisMachineMode mode = bits == 64 ? ZYDIS_MACHINE_MODE_LONG_64 : ZYDIS_MACHINE_MODE_LEGACY_32;
-    if (len && ZYAN_SUCCESS(ZydisDisassembleIntel(mode, rip, bytes, len, &in)))
+    struct disasm in;
+    if (len && disasm_one(bits, false, rip, bytes, len, &in))
         snprintf(buf, size, "%s", in.text);
     else
         snprintf(buf, size, "(bad)");

@@ -254,12 +254,28 @@ static int write_state(const struct view *v, const char *path)
     fprintf(f, "exited=%s\n", s->exited ? "yes" : "no");
     fprintf(f, "status=%s\n", s->status);
     fprintf(f, "syscalls=%zu\n", s->syslog->total);
+    /* The syscall pane's text: the --strace lines kept, oldest first. */
+    for (size_t i = 0; i < s->syslog->n; i++)
+        fprintf(f, "strace=%s\n", textlog_line(s->syslog, i));
     if (v->fig_selected >= 0)
         fprintf(f, "stack_selected=%s\n", v->fig.slots[v->fig_selected].text);
     if (v->map_selected >= 0)
         fprintf(f, "map_selected=%s\n", v->bar.e[v->map_selected].label);
     if (v->disasm_at)
         fprintf(f, "code_at=%#" PRIx64 "\n", v->disasm_at);
+    /* The code pane's text (as many lines as a 1280x800 window shows),
+     * "> " before the current instruction. */
+    struct code_line code[24];
+    int nc = code_lines(s, v->disasm_at ? v->disasm_at : s->regs.rip, 24, code);
+    for (int i = 0; i < nc; i++) {
+        if (code[i].header) {
+            fprintf(f, "code=%s\n", code[i].text);
+            continue;
+        }
+        bool current = code[i].addr == s->regs.rip && !s->exited;
+        fprintf(f, "code=%s%0*" PRIx64 " %s\n", current ? "> " : "  ", s->bits / 4,
+                code[i].addr, code[i].ok ? code[i].text : "(unreadable)");
+    }
     fprintf(f, "size=%dx%d\n", v->w, v->h);
     return fclose(f) == 0 ? 0 : -1;
 }

@@ -1,5 +1,6 @@
 /* elfemu-view: the code around rip (or around an address a click chose),
- * disassembled with Zydis, symbols as headers and call targets named, the
+ * disassembled with Zydis (tools/disasm.c: lowercase hex, as --trace),
+ * symbols as headers and call targets named (`call ... <puts@plt>`), the
  * current instruction highlighted, breakpoints marked.  x86 code cannot be
  * decoded backwards, so the lines before rip are found by decoding forward
  * from the start of rip's function (when it is near), else rip is first. */
@@ -35,6 +36,34 @@ static int lines_before(struct session *s, uint64_t at, uint64_t *out, int max)
     return k;
 }
 
+int code_lines(struct session *s, uint64_t at, int rows, struct code_line *out)
+{
+    uint64_t addrs[MAX_BEFORE];
+    int before = lines_before(s, at, addrs, rows / 3 < MAX_BEFORE ? rows / 3 : MAX_BEFORE);
+    uint64_t a = before ? addrs[0] : at;
+    int n = 0;
+    while (n < rows) {
+        const char *name;
+        uint64_t off;
+        struct code_line *l = &out[n];
+        if (syms_find(s->syms, a, &name, &off) && off == 0) {
+            *l = (struct code_line){ .header = true, .addr = a, .ok = true };
+            snprintf(l->text, sizeof(l->text), "<%s>:", name);
+            if (++n >= rows)
+                break;
+            l = &out[n];
+        }
+        unsigned len;
+        *l = (struct code_line){ .addr = a };
+        l->ok = session_disasm(s, a, l->text, sizeof(l->text), &len, NULL);
+        n++;
+        if (!l->ok)
+            break;
+        a += len;
+    }
+    return n;
+}
+
 void pane_disasm(struct view *v, SDL_Rect r)
 {
     struct session *s = v->s;
@@ -46,38 +75,27 @@ void pane_disasm(struct view *v, SDL_Rect r)
     SDL_Rect in = draw_pane(v, r, title);
     int lh = v->font.h, fw = v->font.w, rows = in.h / lh;
     int max_chars = in.w / fw - 2;
-    uint64_t addrs[MAX_BEFORE];
-    int before = lines_before(s, at, addrs, rows / 3 < MAX_BEFORE ? rows / 3 : MAX_BEFORE);
-    uint64_t a = before ? addrs[0] : at;
     int aw = s->bits == 64 ? 12 : 8;
-    for (int row = 0; row < rows; ) {
-        const char *name;
-        uint64_t off;
+    struct code_line lines[256];
+    int n = code_lines(s, at, rows < 256 ? rows : 256, lines);
+    for (int row = 0; row < n; row++) {
+        const struct code_line *l = &lines[row];
         int y = in.y + row * lh;
-        if (syms_find(s->syms, a, &name, &off) && off == 0) {
-            draw_textf(v, in.x, y, COL_TITLE, max_chars, "<%s>:", name);
-            if (++row >= rows)
-                break;
-            y += lh;
+        if (l->header) {
+            draw_text(v, in.x, y, COL_TITLE, l->text, max_chars);
+            continue;
         }
-        char text[160];
-        unsigned len;
-        bool ok = session_disasm(s, a, text, sizeof(text), &len, NULL);
         SDL_Rect line = { in.x, y, in.w, lh };
-        bool current = a == s->regs.rip && !s->exited;
+        bool current = l->addr == s->regs.rip && !s->exited;
         if (current)
             draw_fill(v, line, COL_CURRENT);
-        if (session_is_breakpoint(s, a))
+        if (session_is_breakpoint(s, l->addr))
             draw_fill(v, (SDL_Rect){ in.x + 2, y + lh / 2 - 4, 8, 8 }, COL_BREAK);
         if (current)
             draw_text(v, in.x + 12, y, COL_ACCENT, ">", -1);
-        view_add_hit(v, line, HIT_DISASM_LINE, a);
-        draw_textf(v, in.x + 2 * fw + 4, y, COL_DIM, -1, "%0*" PRIx64, aw, a);
-        draw_text(v, in.x + (aw + 3) * fw + 4, y, ok ? COL_TEXT : COL_DIM, ok ? text : "(unreadable)",
-                  max_chars - aw - 3);
-        if (!ok)
-            break;
-        a += len;
-        row++;
+        view_add_hit(v, line, HIT_DISASM_LINE, l->addr);
+        draw_textf(v, in.x + 2 * fw + 4, y, COL_DIM, -1, "%0*" PRIx64, aw, l->addr);
+        draw_text(v, in.x + (aw + 3) * fw + 4, y, l->ok ? COL_TEXT : COL_DIM,
+                  l->ok ? l->text : "(unreadable)", max_chars - aw - 3);
     }
 }

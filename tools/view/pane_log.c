@@ -21,7 +21,7 @@ static void draw_log(struct view *v, SDL_Rect r, const char *title, const struct
 void pane_syslog(struct view *v, SDL_Rect r)
 {
     char title[64];
-    snprintf(title, sizeof(title), "System calls (%zu)", v->s->syslog->total);
+    snprintf(title, sizeof(title), "System calls: --strace (%zu lines)", v->s->syslog->total);
     draw_log(v, r, title, v->s->syslog, "(none yet)");
 }
 

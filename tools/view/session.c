@@ -7,54 +7,13 @@
 
 #include <unistd.h>
 
-#include <Zydis/Zydis.h>
-
+#include "tools/disasm.h"
 #include "tools/exit_like.h"
 #include "tools/view/park.h"
 #include "tools/view/runner.h"
 #include "tools/view/session.h"
 
 /* ------------------------------------------------------------ syscall hooks */
-
-/* "-1 ENOENT", "0x7f0000", "3": a result as strace shows it. */
-static void format_result(char *out, size_t size, int64_t r)
-{
-    if (r < 0 && r >= -4095) {
-        const char *name = strerrorname_np((int)-r);
-        snprintf(out, size, "-1 %s", name ? name : "E?");
-    } else if (r > 0xffff) {
-        snprintf(out, size, "%#" PRIx64, (uint64_t)r);
-    } else {
-        snprintf(out, size, "%" PRId64, r);
-    }
-}
-
-/* "write(1, 0x402000, 6": the call without its result. */
-static size_t format_call(char *out, size_t size, const elfemu_syscall *call)
-{
-    const char *name = elfemu_syscall_name(call->bits, call->nr);
-    int nargs = elfemu_syscall_nargs(call->bits, call->nr);
-    size_t n;
-    if (name)
-        n = (size_t)snprintf(out, size, "%s(", name);
-    else
-        n = (size_t)snprintf(out, size, "syscall_%" PRIu64 "(", call->nr);
-    if (nargs < 0)
-        nargs = 6;
-    for (int i = 0; i < nargs && n < size; i++) {
-        uint64_t a = call->args[i];
-        if (call->bits == 32)
-            a = (uint32_t)a;
-        int64_t sa = call->bits == 32 ? (int32_t)a : (int64_t)a;
-        if (sa >= -4096 && sa <= 0xffff)
-            n += (size_t)snprintf(out + n, size - n, "%s%" PRId64, i ? ", " : "", sa);
-        else
-            n += (size_t)snprintf(out + n, size - n, "%s%#" PRIx64, i ? ", " : "", a);
-    }
-    if (n < size)
-        n += (size_t)snprintf(out + n, size - n, ")");
-    return n < size ? n : size - 1;
-}
 
 static bool named(const elfemu_syscall *call, const char *const *names)
 {
@@ -65,19 +24,19 @@ static bool named(const elfemu_syscall *call, const char *const *names)
     return false;
 }
 
-static bool before_syscall(elfemu *vm, elfemu_thread *t, elfemu_syscall *call, void *user)
+/* The library's --strace lines, one at a time, on the guest thread whose
+ * line it is: the syscall pane shows what `elfemu --strace` prints.  Not
+ * in the child of a guest fork: the pane is the parent's, and the logs'
+ * lock may have been held by the window's thread at the fork (the child's
+ * first line comes before the hook that marks it, park_fork_child()). */
+static void strace_line(const char *line, size_t len, void *user)
 {
     struct session *s = user;
-    static const char *const no_return[] = { "exit", "exit_group", NULL };
-    if (named(call, no_return)) {
-        char line[TEXTLOG_WIDTH];
-        size_t n = format_call(line, sizeof(line) - 8, call);
-        snprintf(line + n, sizeof(line) - n, " = ?\n");
-        pthread_mutex_lock(&s->log_lock);
-        textlog_add(s->syslog, line, strlen(line));
-        pthread_mutex_unlock(&s->log_lock);
-    }
-    return false;
+    if (park_forked() || getpid() != s->pid)
+        return;
+    pthread_mutex_lock(&s->log_lock);
+    textlog_add(s->syslog, line, len);
+    pthread_mutex_unlock(&s->log_lock);
 }
 
 /* What the guest wrote to its stdout or stderr, for the output pane (the
@@ -127,15 +86,7 @@ static void after_syscall(elfemu *vm, elfemu_thread *t, elfemu_syscall *call, vo
         park_fork_child();
         return;
     }
-    static const char *const no_return[] = { "exit", "exit_group", NULL };
-    if (named(call, no_return))
-        return; /* its line, "= ?", was written before it */
-    char line[TEXTLOG_WIDTH], res[32];
-    size_t n = format_call(line, sizeof(line) - 40, call);
-    format_result(res, sizeof(res), call->result);
-    snprintf(line + n, sizeof(line) - n, " = %s\n", res);
     pthread_mutex_lock(&s->log_lock);
-    textlog_add(s->syslog, line, strlen(line));
     catch_output(s, call);
     pthread_mutex_unlock(&s->log_lock);
     static const char *const remaps[] = { "mmap", "mmap2", "munmap", "mprotect", "mremap",
@@ -187,7 +138,12 @@ int session_open(struct session *s, const char *path, char *const argv[], char *
 /* On the runner: create the VM, load the program, install the hooks. */
 int session_load(struct session *s)
 {
-    s->vm = elfemu_create(s->cfg);
+    /* The syscall pane's lines are the library's --strace lines. */
+    elfemu_config traced = *s->cfg;
+    traced.strace = true;
+    traced.strace_line = strace_line;
+    traced.strace_line_user = s;
+    s->vm = elfemu_create(&traced);
     if (!s->vm) {
         snprintf(s->why, s->why_size, "out of memory");
         return -1;
@@ -202,7 +158,7 @@ int session_load(struct session *s)
     s->bits = elfemu_bits(s->vm);
     s->syms = syms_new(s->vm);
     s->pid = getpid();
-    s->hook_id = s->syms ? elfemu_hook_syscall(s->vm, before_syscall, after_syscall, s) : -1;
+    s->hook_id = s->syms ? elfemu_hook_syscall(s->vm, NULL, after_syscall, s) : -1;
     if (s->hook_id < 0 || runner_hooks(s) != 0 || park_init(s) != 0) {
         snprintf(s->why, s->why_size, "out of memory");
         return -1;
@@ -538,24 +494,16 @@ bool session_disasm(struct session *s, uint64_t addr, char *text, size_t size, u
     /* The instruction may end just before an unreadable page. */
     while (n > 0 && elfemu_read(s->vm, addr, bytes, n) != 0)
         n--;
-    if (n == 0)
+    struct disasm d;
+    if (n == 0 || !disasm_one(s->bits, false, addr, bytes, n, &d))
         return false;
-    ZydisDisassembledInstruction zi;
-    ZydisMachineMode mode = s->bits == 64 ? ZYDIS_MACHINE_MODE_LONG_64 : ZYDIS_MACHINE_MODE_LEGACY_32;
-    if (!ZYAN_SUCCESS(ZydisDisassembleIntel(mode, addr, bytes, n, &zi)))
-        return false;
-    *len = zi.info.length;
+    *len = d.len;
     if (is_call)
-        *is_call = zi.info.mnemonic == ZYDIS_MNEMONIC_CALL;
-    size_t k = (size_t)snprintf(text, size, "%s", zi.text);
+        *is_call = d.is_call;
+    size_t k = (size_t)snprintf(text, size, "%s", d.text);
     /* Name the target of a direct call or jump. */
-    if (zi.info.meta.branch_type != ZYDIS_BRANCH_TYPE_NONE && zi.info.operand_count_visible > 0 &&
-        zi.operands[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && k < size) {
-        ZyanU64 target;
-        char sym[128];
-        if (ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&zi.info, &zi.operands[0], addr, &target)) &&
-            syms_format(s->syms, target, sym, sizeof(sym)))
-            snprintf(text + k, size - k, " <%s>", sym);
-    }
+    char sym[128];
+    if (d.has_target && k < size && syms_format(s->syms, d.target, sym, sizeof(sym)))
+        snprintf(text + k, size - k, " <%s>", sym);
     return true;
 }

@@ -1,10 +1,10 @@
 /* elfemu-view: the guest under the viewer's control (tools/view/session.c):
  * loading, stepping, running towards a goal (a breakpoint, the next
  * syscall, main, the return of a call) in slices so the window stays
- * live, the syscall log and the program's output caught by the syscall
- * hooks.  The guest runs on the main thread, the runner (runner.c), the
- * window on a thread of its own; other guest threads are parked while the
- * viewer is stopped (park.c).
+ * live, the syscall log (the library's --strace lines) and the program's
+ * output (caught by a syscall hook).  The guest runs on the main thread,
+ * the runner (runner.c), the window on a thread of its own; other guest
+ * threads are parked while the viewer is stopped (park.c).
  * No drawing here. */
 #ifndef TOOLS_VIEW_SESSION_H
 #define TOOLS_VIEW_SESSION_H
@@ -66,7 +66,7 @@ struct session {
     unsigned syms_gen;          /* the maps_gen the symbols were last told of */
     /* The hooks run on every guest thread: the logs are added to under this. */
     pthread_mutex_t log_lock;
-    struct textlog *syslog;     /* "write(1, 0x4020, 6) = 6" */
+    struct textlog *syslog;     /* the --strace lines (elfemu_config::strace_line) */
     struct textlog *output;     /* what the guest wrote to fds 1 and 2 */
     char status[160];           /* the last thing that happened, for the status line */
     char goal_what[64];         /* what the run in progress is doing ("running to main") */

@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 #define TEXTLOG_LINES 512
-#define TEXTLOG_WIDTH 240
+#define TEXTLOG_WIDTH 1024     /* a longer line keeps its first 1023 bytes */
 
 struct textlog {
     char lines[TEXTLOG_LINES][TEXTLOG_WIDTH];   /* a ring */

@@ -93,6 +93,17 @@ struct reg_field {
 #define REG_FIELDS 24
 int regs_fields(struct session *s, struct reg_field out[REG_FIELDS]);
 
+/* The code pane's lines (pane_disasm.c), also written by --state-file. */
+struct code_line {
+    bool header;        /* "<name>:" above the first instruction of a symbol */
+    bool ok;            /* the instruction could be read and decoded (else the last line) */
+    uint64_t addr;
+    char text[160];     /* the header, or the instruction with its target named */
+};
+/* Up to rows lines of code around at (some before it when its function's
+ * start is near); how many. */
+int code_lines(struct session *s, uint64_t at, int rows, struct code_line *out);
+
 /* The whole window: the panes laid out for v->w x v->h, the status and
  * the shortcuts; rebuilds the models when the guest changed. */
 void view_draw(struct view *v);

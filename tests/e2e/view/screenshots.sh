@@ -14,7 +14,7 @@ unset DISPLAY WAYLAND_DISPLAY
 shot() { # NAME SIZE AT [--script WORDS] PROGRAM ARGS...
     name=$1 size=$2 at=$3
     shift 3
-    "$viewer" --env-clear -E LANG=C --size "$size" --screenshot "$tmp/$name.png" --at="$at" \
+    timeout -k 5 300 "$viewer" --env-clear -E LANG=C --size "$size" --screenshot "$tmp/$name.png" --at="$at" \
         --state-file "$tmp/$name.state" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" ||
         fail "$name: exit status $? ($(cat "$tmp/$name.err"))"
     [ -s "$tmp/$name.err" ] && fail "$name: stderr: $(cat "$tmp/$name.err")"
@@ -74,7 +74,7 @@ diff "$tmp/fork.native" "$tmp/fork.out" >/dev/null ||
 check_error() { # WANT_STATUS ARGS...
     want=$1
     shift
-    "$viewer" "$@" >"$tmp/err.out" 2>"$tmp/err.txt"
+    timeout -k 5 300 "$viewer" "$@" >"$tmp/err.out" 2>"$tmp/err.txt"
     st=$?
     [ "$st" = "$want" ] || fail "$*: status $st, want $want"
     [ "$(wc -l <"$tmp/err.txt")" = 1 ] || fail "$*: not one line: $(cat "$tmp/err.txt")"
