@@ -257,6 +257,15 @@ static void check_figure(const char *name, int bits, const char *platform)
             ck_assert(!strncmp(s->text, "random data: ", 13));
             ck_assert_uint_eq(strlen(s->text), 13 + 32);
             break;
+        case SF_PADDING:
+        case SF_ALIGN_GAP: {
+            /* "1 byte of ...", "15 bytes of ...": the hole's size, in words. */
+            char n_bytes[32];
+            snprintf(n_bytes, sizeof(n_bytes), "%llu byte%s of ", (unsigned long long)s->size,
+                     s->size == 1 ? "" : "s");
+            ck_assert_msg(!strncmp(s->text, n_bytes, strlen(n_bytes)), "%s", s->text);
+            break;
+        }
         default:
             break;
         }

@@ -54,7 +54,8 @@ void pane_map(struct view *v, SDL_Rect r)
     int label_x = bar.x + bar.w + 16;
     int max_chars = (in.x + in.w - label_x) / v->font.w;
     /* Each label: "start prot size name" on one line, or the name on a
-     * second line when it does not fit and the band is tall enough. */
+     * second line when it does not fit (a label may sit beside its band's
+     * neighbours: its leader line says whose it is). */
     static char one[512][160], two[512][160];
     int nlines[512], hs[512], ys[512], n = (int)v->bar.n < 512 ? (int)v->bar.n : 512;
     int lh = v->font.h, need = 0;
@@ -65,13 +66,13 @@ void pane_map(struct view *v, SDL_Rect r)
         nlines[i] = 1;
         if (e->kind == MAPBAR_GAP) {
             snprintf(one[i], sizeof(one[i]), "  ... %s unmapped", size);
-            hs[i] = lh * 3 / 4;
+            hs[i] = lh;
         } else {
             mapbar_prot_str(e->prot, prot);
             int len = snprintf(one[i], sizeof(one[i]), "%" PRIx64 " %s %4s %s", e->start, prot,
                                size, e->label);
             snprintf(two[i], sizeof(two[i]), "%" PRIx64 " %s %4s", e->start, prot, size);
-            if (len > max_chars && e->y1 - e->y0 >= 2 * lh)
+            if (len > max_chars)
                 nlines[i] = 2;
             hs[i] = nlines[i] * lh;
         }

@@ -8,9 +8,8 @@
 #include "tools/view/view.h"
 
 static const char *const SHORTCUTS =
-    "s step  n step over  y to syscall  m to main  c/space run-pause  b breakpoint  "
-    "f x87/SSE  l live stack  t thread  PgUp/PgDn  click: pointer -> target, code line -> breakpoint  "
-    "q quit";
+    "s step  n step over  y to syscall  m to main  c/space run/pause  b breakpoint  f x87/SSE  "
+    "l live stack  t thread  PgUp/PgDn scroll  click: pointer->target, code->breakpoint  q quit";
 
 static void refresh_models(struct view *v)
 {
@@ -33,9 +32,9 @@ void view_draw(struct view *v)
     SDL_RenderClear(v->r);
     int lh = v->font.h;
     int bottom_h = 2 * lh + 8;                  /* status + shortcuts */
-    int logs_h = v->h / 5;
+    int logs_h = v->h * 18 / 100;
     int top_h = v->h - bottom_h - logs_h;
-    int map_w = v->w * 27 / 100, stack_w = v->w * 41 / 100;
+    int map_w = v->w * 28 / 100, stack_w = v->w * 42 / 100;
     int right_x = map_w + stack_w, right_w = v->w - right_x;
     int regs_h = (v->s->bits == 64 ? 12 : 8) * lh + lh + 12;
     if (regs_h > top_h / 2)

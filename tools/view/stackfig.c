@@ -134,7 +134,7 @@ static int add_hole(struct builder *b, uint64_t lo, uint64_t hi, const elfemu_lo
         kind = SF_END_MARKER, band = SF_BAND_STRINGS, what = "end marker (a NULL pointer)";
     } else if (lo >= li->platform_addr) {
         kind = SF_ALIGN_GAP, band = SF_BAND_STRINGS,
-        what = "gap: arch_align_stack() to 16 bytes";
+        what = "gap (arch_align_stack)";
     } else {
         kind = SF_PADDING, band = SF_BAND_AUXV_DATA, what = "zero padding to align the stack";
     }
@@ -144,7 +144,8 @@ static int add_hole(struct builder *b, uint64_t lo, uint64_t hi, const elfemu_lo
     if (kind == SF_END_MARKER)
         snprintf(s->text, sizeof(s->text), "%s", what);
     else
-        snprintf(s->text, sizeof(s->text), "%" PRIu64 " bytes of %s", hi - lo, what);
+        snprintf(s->text, sizeof(s->text), "%" PRIu64 " byte%s of %s", hi - lo,
+                 hi - lo == 1 ? "" : "s", what);
     return 0;
 }
 
