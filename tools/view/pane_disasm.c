@@ -6,6 +6,7 @@
  * from the start of rip's function (when it is near), else rip is first. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "tools/view/view.h"
 
@@ -36,6 +37,19 @@ static int lines_before(struct session *s, uint64_t at, uint64_t *out, int max)
     return k;
 }
 
+/* The file name of the program or interpreter whose entry point addr is,
+ * or NULL. */
+static const char *entry_point_of(const struct session *s, uint64_t addr)
+{
+    const elfemu_image *img = addr == s->li->program.entry                    ? &s->li->program
+                              : s->li->has_interp && addr == s->li->interp.entry ? &s->li->interp
+                                                                                : NULL;
+    if (!img)
+        return NULL;
+    const char *slash = strrchr(img->path, '/');
+    return slash ? slash + 1 : img->path;
+}
+
 int code_lines(struct session *s, uint64_t at, int rows, struct code_line *out)
 {
     uint64_t addrs[MAX_BEFORE];
@@ -46,9 +60,14 @@ int code_lines(struct session *s, uint64_t at, int rows, struct code_line *out)
         const char *name;
         uint64_t off;
         struct code_line *l = &out[n];
-        if (syms_find(s->syms, a, &name, &off) && off == 0) {
+        const char *entry_of = entry_point_of(s, a);
+        bool named = syms_find(s->syms, a, &name, &off) && off == 0;
+        if (named || entry_of) {
             *l = (struct code_line){ .header = true, .addr = a, .ok = true };
-            snprintf(l->text, sizeof(l->text), "<%s>:", name);
+            if (named)
+                snprintf(l->text, sizeof(l->text), "<%s>:", name);
+            else /* ld.so has no symbol at its entry point (no .symtab) */
+                snprintf(l->text, sizeof(l->text), "(the entry point of %s):", entry_of);
             if (++n >= rows)
                 break;
             l = &out[n];

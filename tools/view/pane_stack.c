@@ -149,7 +149,9 @@ void pane_stack(struct view *v, SDL_Rect r)
             draw_text(v, margin_x, y, COL_TITLE, g, 9);
         /* The group goes on: a bar in the margin (across the band gap too). */
         int bar_top = g ? y + lh : y - (i > 0 && s->band != f->slots[i - 1].band ? BAND_GAP : 0);
-        if (!g || lines_of[i] > 1)
+        if (bar_top < in.y)
+            bar_top = in.y;
+        if (!g || (*g && lines_of[i] > 1))
             draw_line(v, margin_x + 2, bar_top, margin_x + 2, line.y + line.h, COL_TITLE);
         draw_textf(v, addr_x, y, COL_DIM, -1, "%#" PRIx64 ":", s->addr);
         SDL_Color c = s->kind == SF_AUXV || s->kind == SF_ARGV || s->kind == SF_ENVP ||

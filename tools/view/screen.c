@@ -35,6 +35,13 @@ void view_draw(struct view *v)
     int logs_h = v->h * 18 / 100;
     int top_h = v->h - bottom_h - logs_h;
     int map_w = v->w * 28 / 100, stack_w = v->w * 42 / 100;
+    /* The registers need two columns of "r10 " and 16 digits side by side
+     * (a narrow window gives the map and the stack less instead). */
+    int right_min = 2 * 21 * v->font.w + 16;
+    if (v->w - map_w - stack_w < right_min && v->w > 2 * right_min) {
+        map_w = (v->w - right_min) * 40 / 100;
+        stack_w = v->w - right_min - map_w;
+    }
     int right_x = map_w + stack_w, right_w = v->w - right_x;
     int regs_h = (v->s->bits == 64 ? 12 : 8) * lh + lh + 12;
     if (regs_h > top_h / 2)

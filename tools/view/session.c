@@ -263,7 +263,7 @@ static bool req_breakpoint(const struct session *s, uint64_t addr)
 void session_do_advance(struct session *s)
 {
     s->run_status[0] = 0;
-    s->run_reached = false;
+    s->run_reached = s->run_breakpoint = false;
     for (uint64_t i = 0; i < s->req_budget && !s->run_exited; i++) {
         if (__atomic_load_n(&s->pause_req, __ATOMIC_ACQUIRE))
             break;
@@ -280,8 +280,7 @@ void session_do_advance(struct session *s)
         } else if (s->req_goal == GOAL_ADDRESS && rip == s->req_addr && rsp >= s->req_sp) {
             s->run_reached = true;
         } else if (req_breakpoint(s, rip)) {
-            s->run_reached = true;
-            snprintf(s->run_status, sizeof(s->run_status), "breakpoint at %#" PRIx64, rip);
+            s->run_reached = s->run_breakpoint = true; /* the UI names it (collect()) */
         }
         if (s->run_reached) {
             park_set_free(s, false); /* the others stop with us, not when the UI looks */
@@ -324,9 +323,13 @@ static void collect(struct session *s)
     s->shown_tid = 0; /* a command shows the first thread again */
     refresh(s);
     char sym[128];
+    bool named = s->run_reached && syms_format(s->syms, s->run_rip, sym, sizeof(sym));
     if (s->run_status[0])
         snprintf(s->status, sizeof(s->status), "%s", s->run_status);
-    else if (s->run_reached && syms_format(s->syms, s->run_rip, sym, sizeof(sym)))
+    else if (s->run_breakpoint)
+        snprintf(s->status, sizeof(s->status), "breakpoint at %#" PRIx64 "%s%s%s", s->run_rip,
+                 named ? " <" : "", named ? sym : "", named ? ">" : "");
+    else if (named)
         snprintf(s->status, sizeof(s->status), "stopped at %s", sym);
     else if (s->run_reached)
         snprintf(s->status, sizeof(s->status), "stopped at %#" PRIx64, s->run_rip);

@@ -93,6 +93,7 @@ struct session {
     unsigned req_nbp;
     /* The runner's results, read by the UI thread once the request is done. */
     bool run_exited, run_reached;
+    bool run_breakpoint;        /* reached: a breakpoint */
     elfemu_exit run_exit;
     uint64_t run_rip;
     char run_status[160];

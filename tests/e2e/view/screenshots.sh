@@ -42,6 +42,8 @@ cmp -s "$tmp/entry.png" "$tmp/main.png" && fail "the pictures at entry and at ma
 # on a symbol and run; run to the next syscall; step over main's calls.
 shot bp 1280x800 entry --script "b=main c" "$static" one
 grep -q '^rip=.*<main>' "$tmp/bp.state" || fail "b=main c: $(grep rip "$tmp/bp.state")"
+grep -q '^status=breakpoint at 0x[0-9a-f]* <main>$' "$tmp/bp.state" ||
+    fail "b=main c: the status does not name the breakpoint: $(grep '^status=' "$tmp/bp.state")"
 shot sys 1280x800 entry --script "y" "$static" one
 grep -q '^syscalls=1$' "$tmp/sys.state" || fail "y: $(grep syscalls "$tmp/sys.state")"
 grep -q '^exited=no' "$tmp/sys.state" || fail "y: the program ended"

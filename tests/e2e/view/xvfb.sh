@@ -10,7 +10,9 @@ done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+# (-r: no auto-repeat, so that a key press slowed down by a loaded machine
+# is still one press: one step)
 in_xvfb() {
     chmod +x "$1"
-    timeout 120 xvfb-run -a -s "-screen 0 1280x800x24" "$1"
+    timeout 120 xvfb-run -a -s "-screen 0 1280x800x24 -r" "$1"
 }
