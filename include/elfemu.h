@@ -150,7 +150,11 @@ int elfemu_run(elfemu *vm, elfemu_exit *exit_out);
 void elfemu_stop(elfemu *vm);
 
 /**
- * Execute exactly one instruction of the loaded guest.
+ * Execute exactly one instruction of the loaded guest.  A signal the host
+ * queued for the guest is delivered first, as elfemu_run() delivers it at
+ * an instruction boundary: when it runs a handler (or ends the guest, or
+ * sends an interrupted call back to its SYSCALL) that is the step, and no
+ * instruction runs; an ignored one leaves the instruction to run.
  * @return 0 while the guest runs on, 1 when it has stopped (then @p exit_out
  *         says how), -1 on emulator error.
  */

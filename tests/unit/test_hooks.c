@@ -1,13 +1,15 @@
 /* The hooks of the embedding API (include/elfemu.h): instruction and block
  * hooks count what elfemu_icount counts, memory hooks see a known sequence
  * of stores and loads, syscall hooks skip a call with a result, change a
- * result and change arguments, and hooks come and go at run time.
+ * result and change arguments, and hooks come and go at run time; a
+ * single step delivers a queued signal.
  * argv[1] is the folder of the guest programs (tests/guest/trace_asm64.S,
  * hello_asm64.S, hello_asm32.S, x87flags_asm64.S).  Check runs each test in its own process:
  * hooks are process-wide. */
 #include <check.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -360,6 +362,53 @@ START_TEST(stop_before_the_run)
 }
 END_TEST
 
+/* elfemu_step delivers a signal the host queued for the guest at the
+ * step it arrives before, as elfemu_run does at a block boundary: a guest
+ * in a loop without syscalls dies of SIGUSR1 at the very next step; and a
+ * SYSCALL met with a signal queued (under --strace even SIGCHLD, whose
+ * default is to be ignored, is queued) runs once the signal is delivered,
+ * instead of the step staying on it. */
+static void drop_line(const char *line, size_t len, void *user)
+{
+    (void)line, (void)len, (void)user;
+}
+
+START_TEST(step_delivers_queued_signals)
+{
+    elfemu *vm = load("spin_asm64");
+    elfemu_exit x;
+    for (int i = 0; i < 10; i++)
+        ck_assert_int_eq(elfemu_step(vm, &x), 0);
+    raise(SIGUSR1);
+    ck_assert_int_eq(elfemu_step(vm, &x), 1);
+    ck_assert(x.signaled);
+    ck_assert_int_eq(x.code, SIGUSR1);
+    ck_assert_uint_eq(elfemu_icount(vm), 10);
+    elfemu_destroy(vm);
+
+    elfemu_config cfg;
+    elfemu_config_init(&cfg);
+    cfg.strace = true;
+    cfg.strace_line = drop_line;
+    vm = elfemu_create(&cfg);
+    ck_assert_ptr_nonnull(vm);
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/hello_asm64", guest_dir);
+    char *argv[] = { path, NULL }, *envp[] = { NULL };
+    elfemu_error err;
+    ck_assert_msg(elfemu_load(vm, path, argv, envp, &err) == 0, "%s", err.message);
+    raise(SIGCHLD);
+    int r = 0, steps = 0;
+    while (steps < 100 && (r = elfemu_step(vm, &x)) == 0)
+        steps++;
+    ck_assert_int_eq(r, 1);
+    ck_assert(!x.signaled);
+    ck_assert_int_eq(x.code, 3);
+    ck_assert_uint_eq(elfemu_icount(vm), 8);
+    elfemu_destroy(vm);
+}
+END_TEST
+
 START_TEST(bad_arguments)
 {
     elfemu *vm = load("hello_asm64");
@@ -389,6 +438,7 @@ int main(int argc, char **argv)
     tcase_add_test(t, stop_from_another_thread);
     tcase_add_test(t, stop_before_the_run);
     tcase_add_test(t, bad_arguments);
+    tcase_add_test(t, step_delivers_queued_signals);
     tcase_add_test(t, hooks_keep_x87_flags);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
