@@ -102,45 +102,21 @@ bool cpu_cf_slow(struct cpu *c)
                CI_HOLDS(cc, 14) << 14 | CI_HOLDS(cc, 15) << 15),
 const uint16_t cpu_cond_mask[16] = { CPU_CONDITIONS(CI_ROW) };
 
-/* The conditions cpu_cond() does not answer inline: after CMP/SUB and
- * TEST/AND/OR/XOR of any width straight from the operands, else from the
- * materialised flags (so that the next reader of the same flags finds
- * them in RFLAGS). */
+/* The conditions cpu_cond() does not answer inline (parity, and after
+ * anything but CMP/SUB and TEST/AND/OR/XOR): B / AE straight from a CF
+ * override (BT, ROL/ROR, MUL... over a lazy operation), E / NE / S / NS
+ * straight from the result of a shift (a logic result whose CF, AF and OF
+ * are overrides), else from the materialised flags (so that the next
+ * reader of the same flags finds them in RFLAGS). */
 bool cpu_cond_slow(struct cpu *c, unsigned cc)
 {
-    unsigned w = c->lf_op & 3, kind = c->lf_op & ~3u;
-    bool r;
-    if ((cc >> 1) == 1 && (lf_override_mask(c->lf_op) & FL_CF)) {
-        r = lf_override_value(c->lf_op) & FL_CF; /* B / AE after BT, ROL/ROR, MUL... */
-        goto done;
-    }
-    if (kind == LF_SUB) {
-        uint64_t m = lf_width_mask(w);
-        uint64_t d = c->lf_dst & m, s = c->lf_src & m;
-        unsigned sh = 64 - (8u << w);
-        int64_t sd = (int64_t)(d << sh) >> sh, ss = (int64_t)(s << sh) >> sh;
-        switch (cc >> 1) {
-        case 1: r = d < s; goto done;           /* B / AE */
-        case 2: r = d == s; goto done;          /* E / NE */
-        case 3: r = d <= s; goto done;          /* BE / A */
-        case 6: r = sd < ss; goto done;         /* L / GE */
-        case 7: r = sd <= ss; goto done;        /* LE / G */
-        default: break;
-        }
-    } else if (kind == LF_LOGIC) {
-        uint64_t m = lf_width_mask(w), res = c->lf_res & m;
-        unsigned sh = 64 - (8u << w);
-        int64_t sres = (int64_t)(res << sh) >> sh;
-        switch (cc >> 1) {
-        case 0: r = false; goto done;           /* O / NO */
-        case 1: r = false; goto done;           /* B / AE */
-        case 2: r = res == 0; goto done;        /* E / NE */
-        case 3: r = res == 0; goto done;        /* BE / A */
-        case 4: r = sres < 0; goto done;        /* S / NS */
-        case 6: r = sres < 0; goto done;        /* L / GE */
-        case 7: r = sres <= 0; goto done;       /* LE / G */
-        default: break;
-        }
+    uint32_t om = lf_override_mask(c->lf_op);
+    if ((cc >> 1) == 1 && (om & FL_CF))
+        return ((lf_override_value(c->lf_op) & FL_CF) != 0) != (cc & 1);
+    if ((c->lf_op & LF_KIND) == LF_LOGIC && !(om & (FL_ZF | FL_SF)) &&
+        ((cc >> 1) == 2 || (cc >> 1) == 4)) {
+        int64_t v = (int64_t)(c->lf_res << (64 - (8u << (c->lf_op & 3))));
+        return ((cc >> 1) == 2 ? v == 0 : v < 0) != (cc & 1);
     }
     uint64_t f = cpu_flags(c);
     if ((cc >> 1) == 5)
@@ -148,6 +124,4 @@ bool cpu_cond_slow(struct cpu *c, unsigned cc)
     unsigned i = (f & FL_CF ? CI_CF : 0) | (f & FL_ZF ? CI_ZF : 0) | (f & FL_SF ? CI_SF : 0) |
                  (f & FL_OF ? CI_OF : 0);
     return cond_holds(cc, i);
-done:
-    return (cc & 1) ? !r : r;
 }

@@ -112,36 +112,35 @@ static inline bool cond_holds(unsigned cc, unsigned index) { return (cpu_cond_ma
 /* Condition code cc (0..15, the low nibble of Jcc/SETcc/CMOVcc). */
 bool cpu_cond_slow(struct cpu *c, unsigned cc);
 
-/* The common cases inline: after a 32- or 64-bit CMP/SUB, a signed or
- * unsigned comparison or equality straight from the operands; after a 32-
- * or 64-bit TEST/AND/OR/XOR (CF = OF = 0), every condition but parity
- * straight from the result.  Handlers that know cc at compile time (Jcc,
- * SETcc: one handler per condition) get the switch folded away. */
+/* The common cases inline: after a CMP/SUB of any width, every condition
+ * but parity straight from the operands; after a TEST/AND/OR/XOR of any
+ * width (CF = OF = 0), every condition but parity straight from the
+ * result.  The operands are shifted to the top of 64 bits, where unsigned
+ * and signed comparisons of any width are those of 64 bits.  Handlers that
+ * know cc at compile time (Jcc, SETcc, CMOVcc: one handler per condition)
+ * get the switch folded away. */
 static inline __attribute__((always_inline)) bool cpu_cond(struct cpu *c, unsigned cc)
 {
     uint32_t op = c->lf_op;
-    if (op == LF_SUB + 3 || op == LF_SUB + 2) {
-        uint64_t d = c->lf_dst, s = c->lf_src;
-        if (op == LF_SUB + 2) {
-            d = (uint32_t)d;
-            s = (uint32_t)s;
-        }
-        int64_t sd = op == LF_SUB + 2 ? (int32_t)d : (int64_t)d;
-        int64_t ss = op == LF_SUB + 2 ? (int32_t)s : (int64_t)s;
-        bool r;
+    unsigned kind = op & ~3u; /* override bits make it match no kind */
+    unsigned sh = 64 - (8u << (op & 3));
+    bool r;
+    if (kind == LF_SUB) {
+        uint64_t d = c->lf_dst << sh, s = c->lf_src << sh, res = d - s;
         switch (cc >> 1) {
-        case 1: r = d < s; break;
-        case 2: r = d == s; break;
-        case 3: r = d <= s; break;
-        case 6: r = sd < ss; break;
-        case 7: r = sd <= ss; break;
+        case 0: r = (int64_t)((d ^ s) & (d ^ res)) < 0; break; /* O */
+        case 1: r = d < s; break;                               /* B */
+        case 2: r = d == s; break;                              /* E */
+        case 3: r = d <= s; break;                              /* BE */
+        case 4: r = (int64_t)res < 0; break;                    /* S */
+        case 6: r = (int64_t)d < (int64_t)s; break;             /* L */
+        case 7: r = (int64_t)d <= (int64_t)s; break;            /* LE */
         default: return cpu_cond_slow(c, cc);
         }
         return (cc & 1) ? !r : r;
     }
-    if (op == LF_LOGIC + 3 || op == LF_LOGIC + 2) {
-        int64_t v = op == LF_LOGIC + 2 ? (int32_t)c->lf_res : (int64_t)c->lf_res;
-        bool r;
+    if (kind == LF_LOGIC) {
+        int64_t v = (int64_t)(c->lf_res << sh);
         switch (cc >> 1) {
         case 0: r = false; break;       /* O: OF = 0 */
         case 1: r = false; break;       /* B: CF = 0 */

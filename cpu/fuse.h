@@ -35,6 +35,7 @@ struct fuse_meta {
     uint8_t kind;       /* writer: which operation (cpu/ops_fused.c) */
     uint8_t form;       /* writer: operand form */
     uint8_t w;          /* writer: width index 0..3 (8..64 bits) */
+    uint8_t am;         /* writer: form of its memory operand (cpu/mem.h), AM_ANY if none */
     uint8_t cc;         /* reader: condition code */
     uint8_t reg, reg2;  /* reader: SETcc's or CMOVcc's destination, CMOVcc's source */
     uint8_t size;       /* reader: CMOVcc's operand size in bytes */

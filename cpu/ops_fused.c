@@ -40,27 +40,30 @@ static inline __attribute__((always_inline)) void wr(struct cpu *c, uint8_t off,
     }
 }
 
-static inline __attribute__((always_inline)) uint64_t ld(struct cpu *c, uint64_t a, unsigned w)
+/* The memory operand in form am (cpu/mem.h ADDR_MODES), at width w. */
+static inline __attribute__((always_inline)) uint64_t ld(struct cpu *c, const struct op *op,
+                                                         unsigned am, unsigned w)
 {
+    const void *p = am_ptr(c, op, am);
     switch (w) {
-    case 0: return load8(c, a);
-    case 1: return load16(c, a);
-    case 2: return load32(c, a);
-    default: return load64(c, a);
+    case 0: return ld8(p);
+    case 1: return ld16(p);
+    case 2: return ld32(p);
+    default: return ld64(p);
     }
 }
 
 /* An operation's operands: loads first (a fault leaves nothing changed). */
 static inline __attribute__((always_inline)) void operands(struct cpu *c, const struct op *op,
-                                                           unsigned form, unsigned w,
+                                                           unsigned form, unsigned am, unsigned w,
                                                            uint64_t *d, uint64_t *s)
 {
     switch (form) {
     case F_RR: *d = rd(c, op->r1, w); *s = rd(c, op->r2, w); break;
     case F_RI: *d = rd(c, op->r1, w); *s = (uint64_t)op->imm; break;
-    case F_RM: *s = ld(c, op_ea(c, op), w); *d = rd(c, op->r1, w); break;
-    case F_MR: *d = ld(c, op_ea(c, op), w); *s = rd(c, op->r2, w); break;
-    case F_MI: *d = ld(c, op_ea(c, op), w); *s = (uint64_t)op->imm; break;
+    case F_RM: *s = ld(c, op, am, w); *d = rd(c, op->r1, w); break;
+    case F_MR: *d = ld(c, op, am, w); *s = rd(c, op->r2, w); break;
+    case F_MI: *d = ld(c, op, am, w); *s = (uint64_t)op->imm; break;
     default: *d = rd(c, op->r1, w); *s = 1; break; /* F_R: INC, DEC */
     }
 }
@@ -84,16 +87,16 @@ struct half {
 };
 
 /* The first instruction: operands, result, register write-back and lazy
- * flags record.  kind, form and w are constants in every handler, so this
- * folds to the one operation.  need_cf: the second instruction reads CF
+ * flags record.  kind, form, am and w are constants in every handler, so
+ * this folds to the one operation.  need_cf: the second instruction reads CF
  * (INC/DEC keep the old one, needed then or by the record). */
 static inline __attribute__((always_inline)) void first_half(struct cpu *c, const struct op *op,
                                                              unsigned kind, unsigned form,
-                                                             unsigned w, bool need_cf,
-                                                             struct half *h)
+                                                             unsigned am, unsigned w,
+                                                             bool need_cf, struct half *h)
 {
     uint64_t d, s;
-    operands(c, op, form, w, &d, &s);
+    operands(c, op, form, am, w, &d, &s);
     uint64_t r = result(kind, d, s);
     uint32_t lf;
     switch (kind) {
@@ -189,30 +192,32 @@ static inline bool reads_cf(unsigned cc) { return (cc >> 1) == 1 || (cc >> 1) ==
 
 /* Jcc and SETcc r8: one handler per condition class, so that the condition
  * folds to one comparison.  The second instruction's length and a Jcc's
- * target are those of the op that follows; SETcc's register is in x2. */
-#define GEN_CLASS(kind, form, w, cls)                                                   \
-    static void fj_##kind##_##form##_##w##_##cls(struct cpu *c, const struct op *op)    \
+ * target are those of the op that follows; SETcc's register is in x2.
+ * Every handler exists once per form am of the memory operand (cpu/mem.h
+ * ADDR_MODES; sfx names it), the register forms once (AM_ANY, sfx reg). */
+#define GEN_CLASS(kind, form, am, sfx, w, cls)                                          \
+    static void fj_##kind##_##form##_##w##_##cls##_##sfx(struct cpu *c, const struct op *op) \
     {                                                                                   \
         struct half h;                                                                  \
-        first_half(c, op, kind, form, w, reads_cf(cls << 1), &h);                       \
+        first_half(c, op, kind, form, am, w, reads_cf(cls << 1), &h);                   \
         bool t = cond_class(kind, w, cls, &h) != (op->x1 & 1);                          \
         c->rip = t ? (uint64_t)op[1].imm : c->rip + op->len + op[1].len;                \
     }                                                                                   \
-    static void fs_##kind##_##form##_##w##_##cls(struct cpu *c, const struct op *op)    \
+    static void fs_##kind##_##form##_##w##_##cls##_##sfx(struct cpu *c, const struct op *op) \
     {                                                                                   \
         struct half h;                                                                  \
-        first_half(c, op, kind, form, w, reads_cf(cls << 1), &h);                       \
+        first_half(c, op, kind, form, am, w, reads_cf(cls << 1), &h);                   \
         set_gpr8(c, op->x2, cond_class(kind, w, cls, &h) != (op->x1 & 1));              \
         c->rip += op->len + op[1].len;                                                  \
         op[2].fn(c, op + 2);                                                            \
     }
 /* CMOVcc r,r: the condition in x1, the destination in x2, the source in
  * x3, the size in size. */
-#define GEN_CMOV(kind, form, w)                                                         \
-    static void fc_##kind##_##form##_##w(struct cpu *c, const struct op *op)            \
+#define GEN_CMOV(kind, form, am, sfx, w)                                                \
+    static void fc_##kind##_##form##_##w##_##sfx(struct cpu *c, const struct op *op)    \
     {                                                                                   \
         struct half h;                                                                  \
-        first_half(c, op, kind, form, w, reads_cf(op->x1), &h);                         \
+        first_half(c, op, kind, form, am, w, reads_cf(op->x1), &h);                     \
         uint64_t v = get_reg_n(c, op->x3, op->size);                                    \
         if (cond_any(kind, w, op->x1, &h))                                              \
             set_reg_n(c, op->x2, op->size, v);                                          \
@@ -221,20 +226,28 @@ static inline bool reads_cf(unsigned cc) { return (cc >> 1) == 1 || (cc >> 1) ==
         c->rip += op->len + op[1].len;                                                  \
         op[2].fn(c, op + 2);                                                            \
     }
-#define GEN_FUSED(kind, form, w)                                                        \
-    GEN_CLASS(kind, form, w, 0) GEN_CLASS(kind, form, w, 1) GEN_CLASS(kind, form, w, 2) \
-    GEN_CLASS(kind, form, w, 3) GEN_CLASS(kind, form, w, 4) GEN_CLASS(kind, form, w, 6) \
-    GEN_CLASS(kind, form, w, 7) GEN_CMOV(kind, form, w)
+#define GEN_FUSED(kind, form, am, sfx, w)                                               \
+    GEN_CLASS(kind, form, am, sfx, w, 0) GEN_CLASS(kind, form, am, sfx, w, 1)           \
+    GEN_CLASS(kind, form, am, sfx, w, 2) GEN_CLASS(kind, form, am, sfx, w, 3)           \
+    GEN_CLASS(kind, form, am, sfx, w, 4) GEN_CLASS(kind, form, am, sfx, w, 6)           \
+    GEN_CLASS(kind, form, am, sfx, w, 7) GEN_CMOV(kind, form, am, sfx, w)
 
-#define GEN_WIDTHS(kind, form) GEN_FUSED(kind, form, 0) GEN_FUSED(kind, form, 1) GEN_FUSED(kind, form, 2) GEN_FUSED(kind, form, 3)
+#define GEN_WIDTHS(am, sfx, kind, form)                                                 \
+    GEN_FUSED(kind, form, am, sfx, 0) GEN_FUSED(kind, form, am, sfx, 1)                 \
+    GEN_FUSED(kind, form, am, sfx, 2) GEN_FUSED(kind, form, am, sfx, 3)
+#define GEN_REG_WIDTHS(kind, form) GEN_WIDTHS(AM_ANY, reg, kind, form)
+#define GEN_MEM_WIDTHS(kind, form) ADDR_MODES(GEN_WIDTHS, kind, form)
 /* The pairs: comparisons with every form, the others on registers. */
-#define FUSED_FORMS(X)                                                                  \
-    X(K_CMP, F_RR) X(K_CMP, F_RI) X(K_CMP, F_RM) X(K_CMP, F_MR) X(K_CMP, F_MI)          \
-    X(K_TEST, F_RR) X(K_TEST, F_RI) X(K_TEST, F_MR) X(K_TEST, F_MI)                     \
-    X(K_SUB, F_RR) X(K_SUB, F_RI) X(K_SUB, F_RM) X(K_ADD, F_RR) X(K_ADD, F_RI)          \
-    X(K_ADD, F_RM) X(K_AND, F_RR) X(K_AND, F_RI) X(K_OR, F_RR) X(K_OR, F_RI)            \
+#define FUSED_REG_FORMS(X)                                                              \
+    X(K_CMP, F_RR) X(K_CMP, F_RI) X(K_TEST, F_RR) X(K_TEST, F_RI)                       \
+    X(K_SUB, F_RR) X(K_SUB, F_RI) X(K_ADD, F_RR) X(K_ADD, F_RI)                         \
+    X(K_AND, F_RR) X(K_AND, F_RI) X(K_OR, F_RR) X(K_OR, F_RI)                           \
     X(K_INC, F_R) X(K_DEC, F_R)
-FUSED_FORMS(GEN_WIDTHS)
+#define FUSED_MEM_FORMS(X)                                                              \
+    X(K_CMP, F_RM) X(K_CMP, F_MR) X(K_CMP, F_MI) X(K_TEST, F_MR) X(K_TEST, F_MI)        \
+    X(K_SUB, F_RM) X(K_ADD, F_RM)
+FUSED_REG_FORMS(GEN_REG_WIDTHS)
+FUSED_MEM_FORMS(GEN_MEM_WIDTHS)
 
 /* BT reg,reg and reg,imm followed by JB/JAE (condition class 1: CF is the
  * bit tested).  BT replaces CF alone over whatever the flags were, as its
@@ -257,40 +270,59 @@ GEN_BT_JCC(F_RI, 1) GEN_BT_JCC(F_RI, 2) GEN_BT_JCC(F_RI, 3)
  * its block reads before they are replaced, with no instruction that may
  * fault in between (the dead-flag pass's OPF_NOFLAGS), writes its result
  * and leaves the lazy record as it was (INC/DEC do not even look up CF). */
-#define GEN_NOFLAGS(kind, form, w)                                                      \
-    static void nf_##kind##_##form##_##w(struct cpu *c, const struct op *op)            \
+#define GEN_NOFLAGS(kind, form, am, sfx, w)                                             \
+    static void nf_##kind##_##form##_##w##_##sfx(struct cpu *c, const struct op *op)    \
     {                                                                                   \
         uint64_t d, s;                                                                  \
-        operands(c, op, form, w, &d, &s);                                               \
+        operands(c, op, form, am, w, &d, &s);                                           \
         wr(c, op->r1, w, result(kind, d, s));                                           \
         NEXT(c, op);                                                                    \
     }
-#define GEN_NOFLAGS_WIDTHS(kind, form)                                                  \
-    GEN_NOFLAGS(kind, form, 0) GEN_NOFLAGS(kind, form, 1) GEN_NOFLAGS(kind, form, 2) GEN_NOFLAGS(kind, form, 3)
-#define NOFLAGS_FORMS(X)                                                                \
-    X(K_SUB, F_RR) X(K_SUB, F_RI) X(K_SUB, F_RM) X(K_ADD, F_RR) X(K_ADD, F_RI)          \
-    X(K_ADD, F_RM) X(K_AND, F_RR) X(K_AND, F_RI) X(K_AND, F_RM) X(K_OR, F_RR)           \
-    X(K_OR, F_RI) X(K_OR, F_RM) X(K_XOR, F_RR) X(K_XOR, F_RI) X(K_XOR, F_RM)            \
+#define GEN_NOFLAGS_WIDTHS(am, sfx, kind, form)                                         \
+    GEN_NOFLAGS(kind, form, am, sfx, 0) GEN_NOFLAGS(kind, form, am, sfx, 1)             \
+    GEN_NOFLAGS(kind, form, am, sfx, 2) GEN_NOFLAGS(kind, form, am, sfx, 3)
+#define GEN_NOFLAGS_REG(kind, form) GEN_NOFLAGS_WIDTHS(AM_ANY, reg, kind, form)
+#define GEN_NOFLAGS_MEM(kind, form) ADDR_MODES(GEN_NOFLAGS_WIDTHS, kind, form)
+#define NOFLAGS_REG_FORMS(X)                                                            \
+    X(K_SUB, F_RR) X(K_SUB, F_RI) X(K_ADD, F_RR) X(K_ADD, F_RI) X(K_AND, F_RR)          \
+    X(K_AND, F_RI) X(K_OR, F_RR) X(K_OR, F_RI) X(K_XOR, F_RR) X(K_XOR, F_RI)            \
     X(K_INC, F_R) X(K_DEC, F_R)
-NOFLAGS_FORMS(GEN_NOFLAGS_WIDTHS)
+#define NOFLAGS_MEM_FORMS(X)                                                            \
+    X(K_SUB, F_RM) X(K_ADD, F_RM) X(K_AND, F_RM) X(K_OR, F_RM) X(K_XOR, F_RM)
+NOFLAGS_REG_FORMS(GEN_NOFLAGS_REG)
+NOFLAGS_MEM_FORMS(GEN_NOFLAGS_MEM)
 
-#define CLASSES(p, kind, form, w)                                                       \
-    { p##_##kind##_##form##_##w##_0, p##_##kind##_##form##_##w##_1, p##_##kind##_##form##_##w##_2, \
-      p##_##kind##_##form##_##w##_3, p##_##kind##_##form##_##w##_4, NULL,                 \
-      p##_##kind##_##form##_##w##_6, p##_##kind##_##form##_##w##_7 }
-#define ENTRY(kind, form, w)                                                            \
-    [kind][form][w] = { CLASSES(fj, kind, form, w), CLASSES(fs, kind, form, w), fc_##kind##_##form##_##w },
-#define ENTRIES(kind, form) ENTRY(kind, form, 0) ENTRY(kind, form, 1) ENTRY(kind, form, 2) ENTRY(kind, form, 3)
-#define NF_ENTRY(kind, form, w) [kind][form][w] = nf_##kind##_##form##_##w,
-#define NF_ENTRIES(kind, form) NF_ENTRY(kind, form, 0) NF_ENTRY(kind, form, 1) NF_ENTRY(kind, form, 2) NF_ENTRY(kind, form, 3)
-static const cpu_handler noflags[NKINDS][NFORMS][4] = { NOFLAGS_FORMS(NF_ENTRIES) };
+/* The tables, by operation, form, form of the memory operand (AM_ANY for
+ * the register forms) and width. */
+#define CLASSES(p, kind, form, w, sfx)                                                  \
+    { p##_##kind##_##form##_##w##_0_##sfx, p##_##kind##_##form##_##w##_1_##sfx,         \
+      p##_##kind##_##form##_##w##_2_##sfx, p##_##kind##_##form##_##w##_3_##sfx,         \
+      p##_##kind##_##form##_##w##_4_##sfx, NULL,                                        \
+      p##_##kind##_##form##_##w##_6_##sfx, p##_##kind##_##form##_##w##_7_##sfx }
+#define ENTRY(am, sfx, kind, form, w)                                                   \
+    [kind][form][am][w] = { CLASSES(fj, kind, form, w, sfx), CLASSES(fs, kind, form, w, sfx), \
+                            fc_##kind##_##form##_##w##_##sfx },
+#define ENTRIES(am, sfx, kind, form)                                                    \
+    ENTRY(am, sfx, kind, form, 0) ENTRY(am, sfx, kind, form, 1)                         \
+    ENTRY(am, sfx, kind, form, 2) ENTRY(am, sfx, kind, form, 3)
+#define REG_ENTRIES(kind, form) ENTRIES(AM_ANY, reg, kind, form)
+#define MEM_ENTRIES(kind, form) ADDR_MODES(ENTRIES, kind, form)
+#define NF_ENTRY(am, sfx, kind, form, w) [kind][form][am][w] = nf_##kind##_##form##_##w##_##sfx,
+#define NF_ENTRIES(am, sfx, kind, form)                                                 \
+    NF_ENTRY(am, sfx, kind, form, 0) NF_ENTRY(am, sfx, kind, form, 1)                   \
+    NF_ENTRY(am, sfx, kind, form, 2) NF_ENTRY(am, sfx, kind, form, 3)
+#define NF_REG_ENTRIES(kind, form) NF_ENTRIES(AM_ANY, reg, kind, form)
+#define NF_MEM_ENTRIES(kind, form) ADDR_MODES(NF_ENTRIES, kind, form)
+static const cpu_handler noflags[NKINDS][NFORMS][AM_COUNT][4] = {
+    NOFLAGS_REG_FORMS(NF_REG_ENTRIES) NOFLAGS_MEM_FORMS(NF_MEM_ENTRIES)
+};
 
 static const struct fused_handlers {
     cpu_handler jcc[8], setcc[8]; /* by condition class; parity (5) is not fused */
     cpu_handler cmov;
-} fused[NKINDS][NFORMS][4] = {
-    FUSED_FORMS(ENTRIES)
-#define BT_ENTRY(form, w) [K_BT][form][w] = { .jcc = { [1] = fj_K_BT_##form##_##w##_1 } },
+} fused[NKINDS][NFORMS][AM_COUNT][4] = {
+    FUSED_REG_FORMS(REG_ENTRIES) FUSED_MEM_FORMS(MEM_ENTRIES)
+#define BT_ENTRY(form, w) [K_BT][form][AM_ANY][w] = { .jcc = { [1] = fj_K_BT_##form##_##w##_1 } },
     BT_ENTRY(F_RR, 1) BT_ENTRY(F_RR, 2) BT_ENTRY(F_RR, 3)
     BT_ENTRY(F_RI, 1) BT_ENTRY(F_RI, 2) BT_ENTRY(F_RI, 3)
 };
@@ -320,6 +352,7 @@ static bool describe_writer(const struct decoder *d, struct fuse_meta *f)
     struct decoder md = *d;
     struct op *op = md.op = &f->op;
     *op = (struct op){ .base = SLOT_ZERO, .index = SLOT_ZERO };
+    f->am = AM_ANY;
     unsigned bytes = d->ops[0].size / 8;
     f->w = (uint8_t)size_index(bytes);
     if (bytes != 1u << f->w)
@@ -341,10 +374,14 @@ static bool describe_writer(const struct decoder *d, struct fuse_meta *f)
             return true;
         }
         f->form = F_RM;
-        return d->ops[1].mem.type == ZYDIS_MEMOP_TYPE_MEM && dec_mem_op(&md, 1);
+        if (d->ops[1].mem.type != ZYDIS_MEMOP_TYPE_MEM || !dec_mem_op(&md, 1))
+            return false;
+        f->am = (uint8_t)dec_addr_mode(&md);
+        return true;
     }
     if (d->ops[0].mem.type != ZYDIS_MEMOP_TYPE_MEM || !dec_mem_op(&md, 0))
         return false;
+    f->am = (uint8_t)dec_addr_mode(&md);
     if (is_reg(d, 1)) {
         f->form = F_MR;
         return dec_reg_op(d, 1, &op->r2);
@@ -386,7 +423,7 @@ void fuse_describe(const struct decoder *d, struct fuse_meta *f)
 {
     f->role = FUSE_NONE;
     if (describe_writer(d, f) &&
-        (fused[f->kind][f->form][f->w].jcc[1] || noflags[f->kind][f->form][f->w]))
+        (fused[f->kind][f->form][f->am][f->w].jcc[1] || noflags[f->kind][f->form][f->am][f->w]))
         f->role = FUSE_WRITER;
     else if (!describe_reader(d, f))
         f->role = FUSE_NONE;
@@ -410,7 +447,7 @@ unsigned fuse_block(struct op *ops, const struct op_meta *meta, unsigned n)
         struct op f = w->op;
         f.len = ops[i].len;
         const struct fuse_meta *r = i + 1 < n ? &meta[i + 1].fuse : NULL;
-        const struct fused_handlers *h = &fused[w->kind][w->form][w->w];
+        const struct fused_handlers *h = &fused[w->kind][w->form][w->am][w->w];
         cpu_handler pair = NULL;
         if (r && r->role == FUSE_JCC)
             pair = h->jcc[r->cc >> 1];
@@ -420,8 +457,9 @@ unsigned fuse_block(struct op *ops, const struct op_meta *meta, unsigned n)
             pair = h->cmov;
         if (!pair) {
             /* Alone: its flags may be dead. */
-            if ((ops[i].flags & OPF_NOFLAGS) && noflags[w->kind][w->form][w->w]) {
-                f.fn = noflags[w->kind][w->form][w->w];
+            cpu_handler nf = noflags[w->kind][w->form][w->am][w->w];
+            if ((ops[i].flags & OPF_NOFLAGS) && nf) {
+                f.fn = nf;
                 f.flags |= OPF_NOFLAGS;
                 ops[i] = f;
             }
