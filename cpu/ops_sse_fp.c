@@ -171,6 +171,8 @@ GEN_DATA(and, P)
 GEN_DATA(andn, P)
 GEN_DATA(or, P)
 GEN_DATA(xor, P)
+/* XORPS/XORPD x, x: a zero idiom (cpu/ops_sse_fp_arith.c fuses it). */
+const cpu_handler sse_xor_x = op_xor_x;
 GEN_DATA(unpcklps, P)
 GEN_DATA(unpckhps, P)
 GEN_DATA(unpcklpd, P)

@@ -102,6 +102,24 @@ GEN_COMI(ucomisd, Q)
  * first instruction's own handler runs and the second's follows as usual.
  * The pair keeps both ops: the block's instruction count and the second
  * instruction's op are unchanged, and rip passes both. */
+/* A fused handler passes its result on, in a host register, down a chain
+ * of further scalar-double instructions (register forms) each reading the
+ * one before's destination: x3 of the op that produced the value is 1 when
+ * the next op takes it, and that op's imm then holds its value-taking
+ * handler (op_sdv_*; x3 and imm are unused by these instructions
+ * otherwise).  Only fused handlers, and only while the MXCSR is live, take
+ * this path; the ops' own handlers stay as they are for the rest. */
+typedef void (*sd_next_fn)(struct cpu *c, const struct op *op, __m128 prev);
+#define SD_PASS(c, ob, d)                                                               \
+    do {                                                                                \
+        if ((ob)->x3) {                                                                 \
+            (c)->rip += (ob)->len;                                                      \
+            ((sd_next_fn)(intptr_t)(ob)[1].imm)((c), (ob) + 1, (d));                    \
+            return;                                                                     \
+        }                                                                               \
+        NEXT(c, ob);                                                                    \
+    } while (0)
+
 #define FZ_SRC_x(c, op) XMM(c, (op)->x2)
 #define FZ_SRC_m(c, op) sse_src_m64(c, op)
 #define FZ_D_D(c, ob, a) (a)
@@ -125,7 +143,7 @@ GEN_COMI(ucomisd, Q)
         k_##B(&d, t);                                                                   \
         XMM(c, ob->x1) = d;                                                             \
         c->rip += op->len;                                                              \
-        NEXT(c, ob);                                                                    \
+        SD_PASS(c, ob, d);                                                              \
     }
 #define FZ_KINDS(X, ...) X(__VA_ARGS__, addsd) X(__VA_ARGS__, subsd) X(__VA_ARGS__, mulsd) \
                          X(__VA_ARGS__, divsd)
@@ -148,6 +166,24 @@ static const cpu_handler fused[4][2][4][3] = { FZ_ROW_A(addsd) FZ_ROW_A(subsd) F
 static const cpu_handler fz_kind[4][2] = { { op_addsd_x, op_addsd_m }, { op_subsd_x, op_subsd_m },
                                            { op_mulsd_x, op_mulsd_m }, { op_divsd_x, op_divsd_m } };
 
+/* The value-taking handlers of the chains: prev is the value of the
+ * previous op's destination. */
+#define SDV_ONE(B, V)                                                                   \
+    static void op_sdv_##B##_##V(struct cpu *c, const struct op *ob, __m128 prev)       \
+    {                                                                                   \
+        __m128 d = FZ_D_##V(c, ob, prev), t = FZ_S_##V(c, ob, prev);                    \
+        k_##B(&d, t);                                                                   \
+        XMM(c, ob->x1) = d;                                                             \
+        SD_PASS(c, ob, d);                                                              \
+    }
+#define SDV_KIND(B) SDV_ONE(B, D) SDV_ONE(B, S) SDV_ONE(B, DS)
+SDV_KIND(addsd)
+SDV_KIND(subsd)
+SDV_KIND(mulsd)
+SDV_KIND(divsd)
+#define SDV_ROW(B) { op_sdv_##B##_D, op_sdv_##B##_S, op_sdv_##B##_DS },
+static const sd_next_fn sdv[4][3] = { SDV_ROW(addsd) SDV_ROW(subsd) SDV_ROW(mulsd) SDV_ROW(divsd) };
+
 static int fz_find(cpu_handler fn, unsigned form)
 {
     for (int k = 0; k < 4; k++)
@@ -156,9 +192,165 @@ static int fz_find(cpu_handler fn, unsigned form)
     return -1;
 }
 
+/* How the op b reads the destination of the op a before it: FZ_D, FZ_S,
+ * FZ_DS, or -1 (not at all). */
+static int sd_link(const struct op *a, const struct op *b)
+{
+    bool d = b->x1 == a->x1, s = b->x2 == a->x1;
+    return d && s ? FZ_DS : d ? FZ_D : s ? FZ_S : -1;
+}
+
+/* Extend the chain ending with the fused handler's last op ops[j] by the
+ * register-form scalar-double ops after it that read the value before
+ * them; returns the index of the chain's last op. */
+static unsigned sd_chain(struct op *ops, unsigned j, unsigned n)
+{
+    for (; j + 1 < n; j++) {
+        int k = fz_find(ops[j + 1].fn, 0), v = k < 0 ? -1 : sd_link(&ops[j], &ops[j + 1]);
+        if (v < 0)
+            break;
+        ops[j].x3 = 1;
+        ops[j + 1].imm = (int64_t)(intptr_t)sdv[k][v];
+    }
+    return j;
+}
+
+/* ------------------------------------------------------------ conversions
+ * CVTSI2SD (register source) and the next instruction when it is an ADDSD
+ * SUBSD MULSD DIVSD reading the converted register x (as its destination,
+ * with a register or an m64 source, or as its register source) run as one
+ * handler.  Compilers zero x right before the conversion (PXOR x,x or
+ * XORPS / XORPD x,x: the conversion keeps the upper half, and the zeroing
+ * breaks the dependency on its old value); when that zeroing is the op
+ * just before, it is part of the handler too, with or without a third
+ * instruction.  Only while the guest's MXCSR is live, as the pairs above;
+ * else the first instruction's own work is done and the next op's handler
+ * runs.  The arithmetic's memory operand is read after the instructions
+ * before it are committed and rip is at it, so a fault there is the one
+ * the guest would see. */
+#define CV_RUN(c, oc, B, init)                                                          \
+    ({                                                                                  \
+        __m128d v_ = _mm_castps_pd(init);                                               \
+        int##B##_t r_ = (int##B##_t)GPR##B(c, (oc)->r2);                                \
+        __asm__ volatile("cvtsi2sd%z1 %1, %0" : "+x"(v_) : "r"(r_));                    \
+        _mm_castpd_ps(v_);                                                              \
+    })
+/* The head of a handler: Z, zeroing at op and the conversion at op + 1;
+ * C, the conversion at op.  It converts into a (committed), and leaves oc
+ * pointing at the conversion's op and rip at it. */
+#define CV_HEAD_Z(c, op, B)                                                             \
+    if (UNLIKELY(!c->mxcsr_live)) {                                                     \
+        XMM(c, op->x1) = _mm_setzero_ps();                                              \
+        NEXT(c, op);                                                                    \
+    }                                                                                   \
+    const struct op *oc = op + 1;                                                       \
+    __m128 a = CV_RUN(c, oc, B, _mm_setzero_ps());                                      \
+    XMM(c, op->x1) = a;                                                                 \
+    c->rip += op->len;
+#define CV_HEAD_C(c, op, B)                                                             \
+    if (UNLIKELY(!c->mxcsr_live)) {                                                     \
+        sse_cvtsi2sd_r[B == 64](c, op);                                                 \
+        return;                                                                         \
+    }                                                                                   \
+    const struct op *oc = op;                                                           \
+    __m128 a = CV_RUN(c, oc, B, XMM(c, op->x1));                                        \
+    XMM(c, op->x1) = a;
+static void op_zc_32(struct cpu *c, const struct op *op)
+{
+    CV_HEAD_Z(c, op, 32)
+    NEXT(c, oc);
+}
+static void op_zc_64(struct cpu *c, const struct op *op)
+{
+    CV_HEAD_Z(c, op, 64)
+    NEXT(c, oc);
+}
+/* The arithmetic's source and destination values by how it reads x (a,
+ * the converted value): D its destination (F: its source's form), S its
+ * register source, DS both. */
+#define CV_S_x_D(c, ob, a) XMM(c, (ob)->x2)
+#define CV_S_m_D(c, ob, a) sse_src_m64(c, ob)
+#define CV_S_x_S(c, ob, a) (a)
+#define CV_S_x_DS(c, ob, a) (a)
+#define CV_D_D(c, ob, a) (a)
+#define CV_D_S(c, ob, a) XMM(c, (ob)->x1)
+#define CV_D_DS(c, ob, a) (a)
+#define CV_ONE(H, B, K, F, V)                                                           \
+    static void op_cv##H##_##B##_##K##_##F##_##V(struct cpu *c, const struct op *op)    \
+    {                                                                                   \
+        CV_HEAD_##H(c, op, B)                                                           \
+        c->rip += oc->len;                                                              \
+        const struct op *ob = oc + 1;                                                   \
+        __m128 t = CV_S_##F##_##V(c, ob, a), d = CV_D_##V(c, ob, a);                    \
+        k_##K(&d, t);                                                                   \
+        XMM(c, ob->x1) = d;                                                             \
+        SD_PASS(c, ob, d);                                                              \
+    }
+#define CV_KIND(H, B, K) CV_ONE(H, B, K, x, D) CV_ONE(H, B, K, x, S) CV_ONE(H, B, K, x, DS) \
+                         CV_ONE(H, B, K, m, D)
+#define CV_WIDTH(H, B) CV_KIND(H, B, addsd) CV_KIND(H, B, subsd) CV_KIND(H, B, mulsd)      \
+                       CV_KIND(H, B, divsd)
+CV_WIDTH(Z, 32)
+CV_WIDTH(Z, 64)
+CV_WIDTH(C, 32)
+CV_WIDTH(C, 64)
+
+#define CV_ROW_K(H, B, K)                                                               \
+    { op_cv##H##_##B##_##K##_x_D, op_cv##H##_##B##_##K##_x_S, op_cv##H##_##B##_##K##_x_DS, \
+      op_cv##H##_##B##_##K##_m_D },
+#define CV_ROW_B(H, B) { CV_ROW_K(H, B, addsd) CV_ROW_K(H, B, subsd) CV_ROW_K(H, B, mulsd)   \
+                         CV_ROW_K(H, B, divsd) },
+enum { CV_XD, CV_XS, CV_XDS, CV_MD };
+/* [zeroing before][width][kind][link] */
+static const cpu_handler cv_fused[2][2][4][4] = { { CV_ROW_B(C, 32) CV_ROW_B(C, 64) },
+                                                  { CV_ROW_B(Z, 32) CV_ROW_B(Z, 64) } };
+
+/* Fuse the conversion at ops[i] (after a zeroing of its register at
+ * ops[i - 1] when z) with what follows; returns how many ops after
+ * ops[i] the fused handler covers, or -1 when there is nothing to fuse. */
+static int cv_fuse(struct op *ops, unsigned i, unsigned n, bool z)
+{
+    struct op *oc = &ops[i];
+    int w = oc->fn == sse_cvtsi2sd_r[0] ? 0 : oc->fn == sse_cvtsi2sd_r[1] ? 1 : -1;
+    if (w < 0)
+        return -1;
+    if (i + 1 < n) {
+        struct op *ob = &ops[i + 1];
+        int k = fz_find(ob->fn, 0), v = -1;
+        if (k >= 0)
+            v = sd_link(oc, ob); /* CV_XD, CV_XS, CV_XDS */
+        else if ((k = fz_find(ob->fn, 1)) >= 0 && ob->x1 == oc->x1)
+            v = CV_MD;
+        if (v >= 0) {
+            ops[i - z].fn = cv_fused[z][w][k][v];
+            return 1;
+        }
+    }
+    if (!z)
+        return -1;
+    ops[i - 1].fn = w ? op_zc_64 : op_zc_32;
+    return 0;
+}
+
+/* A zeroing of op's destination (PXOR x,x, XORPS/XORPD x,x). */
+static bool is_zeroing(const struct op *op)
+{
+    return (op->fn == sse_pxor_rr || op->fn == sse_xor_x) && op->x2 == op->x1;
+}
+
 void sse_fuse_pairs(struct op *ops, unsigned n)
 {
     for (unsigned i = 0; i + 1 < n; i++) {
+        bool z = is_zeroing(&ops[i]) && ops[i + 1].x1 == ops[i].x1;
+        int more = cv_fuse(ops, i + z, n, z);
+        if (more > 0) {
+            i = sd_chain(ops, i + z + 1, n); /* the ops it covers */
+            continue;
+        }
+        if (more == 0) {
+            i += z;
+            continue;
+        }
         int a = fz_find(ops[i].fn, 0), form = 0, b = fz_find(ops[i + 1].fn, 0);
         if (a < 0) {
             a = fz_find(ops[i].fn, 1);
@@ -166,11 +358,11 @@ void sse_fuse_pairs(struct op *ops, unsigned n)
         }
         if (a < 0 || b < 0)
             continue;
-        bool d = ops[i + 1].x1 == ops[i].x1, s = ops[i + 1].x2 == ops[i].x1;
-        if (!d && !s)
+        int v = sd_link(&ops[i], &ops[i + 1]);
+        if (v < 0)
             continue;
-        ops[i].fn = fused[a][form][b][d && s ? FZ_DS : d ? FZ_D : FZ_S];
-        i++; /* the second op is part of the pair */
+        ops[i].fn = fused[a][form][b][v];
+        i = sd_chain(ops, i + 1, n); /* the second op and the chain after it */
     }
 }
 

@@ -166,6 +166,8 @@ GEN_TO_PI(cvtpd2pi, "cvtpd2dq", false, P)
 GEN_TO_PI(cvttpd2pi, "cvttpd2dq", false, P)
 
 /* ------------------------------------------------------------ decoding */
+const cpu_handler sse_cvtsi2sd_r[2] = { op_cvtsi2sd_r32, op_cvtsi2sd_r64 };
+
 static const cpu_handler cvtsi_h[2][4] = {
     { op_cvtsi2ss_r32, op_cvtsi2ss_m32, op_cvtsi2ss_r64, op_cvtsi2ss_m64 },
     { op_cvtsi2sd_r32, op_cvtsi2sd_m32, op_cvtsi2sd_r64, op_cvtsi2sd_m64 },

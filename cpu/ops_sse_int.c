@@ -54,6 +54,9 @@ SIMD_SHIFT_OPS(GEN_SHIFT_X)
 GEN_RI(pslldq)
 GEN_RI(psrldq)
 
+/* PXOR x, x is the compilers' zero idiom (cpu/ops_sse_fp_arith.c fuses it). */
+const cpu_handler sse_pxor_rr = op_x_pxor_rr;
+
 /* ------------------------------------------------------------ moves */
 /* MOVD/MOVQ into an XMM register zero the rest of it (SDM vol. 2, MOVD/MOVQ). */
 static void op_movd_x_r(struct cpu *c, const struct op *op)

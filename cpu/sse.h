@@ -155,6 +155,11 @@ static inline __attribute__((always_inline)) void *xmm_mem(struct cpu *c, const 
 extern const cpu_handler sse_load128a_h[AM_COUNT], sse_load128u_h[AM_COUNT];
 extern const cpu_handler sse_store128a_h[AM_COUNT], sse_store128u_h[AM_COUNT];
 
+/* What the scalar-double fusion (cpu/ops_sse_fp_arith.c) recognises: the
+ * register forms of the zero idioms PXOR x,x and XORPS/XORPD x,x, and
+ * CVTSI2SD xmm, r32 / r64. */
+extern const cpu_handler sse_pxor_rr, sse_xor_x, sse_cvtsi2sd_r[2];
+
 /* The MMX register i: the 64-bit mantissa of x87 physical register i
  * (in struct cpu: a live x87 state is released first, cpu/x87_host.h). */
 static inline uint64_t *mmx_reg(struct cpu *c, unsigned i)

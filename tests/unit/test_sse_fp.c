@@ -706,6 +706,17 @@ START_TEST(same_register_operands)
 }
 END_TEST
 
+/* A run of groups under one MXCSR mode: rsi at the data area, the mode in
+ * MXCSR and at MODE (each group reloads it), no code yet. */
+static void run_init(struct hstate *s, struct code *k, uint32_t mode)
+{
+    harness_init(s);
+    s->r[6] = HARNESS_DATA;
+    *hs_mxcsr(s) = mode;
+    memcpy(s->data + MODE, &mode, 4);
+    k->n = 0;
+}
+
 /* ------------------------------------------------------------ fused pairs
  * Two scalar-double instructions in a row, the second reading the first's
  * destination as its destination, its source or both (cpu/ops_sse_fp_arith.c
@@ -722,11 +733,7 @@ START_TEST(fused_pairs)
     int bad = 0;
     for (unsigned mi = 0; mi < sizeof(modes) / sizeof(modes[0]); mi++)
         for (unsigned a = 0; a < 4; a++) {
-            harness_init(s);
-            s->r[6] = HARNESS_DATA;
-            *hs_mxcsr(s) = modes[mi];
-            memcpy(s->data + MODE, &modes[mi], 4);
-            k.n = 0;
+            run_init(s, &k, modes[mi]);
             unsigned g = 0;
             for (unsigned form = 0; form < 2; form++)
                 for (unsigned b = 0; b < 4; b++)
@@ -766,6 +773,99 @@ START_TEST(fused_pairs)
             snprintf(what, sizeof(what), "fused pairs, first %02x, mxcsr %04x", kinds[a], modes[mi]);
             bad |= harness_compare(k.b, k.n, s, 0x8d5, what);
         }
+    free(s);
+    ck_assert_int_eq(bad, 0);
+}
+END_TEST
+
+/* CVTSI2SD from a register, after a zeroing of its destination (PXOR,
+ * XORPS, XORPD x,x) or not, followed by an ADDSD SUBSD MULSD DIVSD reading
+ * the converted register (its destination with a register or m64 source,
+ * its source, both) or by nothing that reads it, and then a chain of up to
+ * three more scalar-double instructions each reading the one before's
+ * destination (cpu/ops_sse_fp_arith.c runs such sequences as one handler,
+ * the values passed in host registers): integer inputs that round under
+ * each rounding mode, edge doubles, and every group once with the MXCSR
+ * not live (right after LDMXCSR: the handlers' fallbacks).  Flags read
+ * after each group. */
+START_TEST(fused_conversions_chains)
+{
+    static const uint8_t kinds[4] = { 0x58, 0x5c, 0x59, 0x5e }; /* add sub mul div */
+    static const uint32_t modes[] = { 0x1f80, 0x3fc0, 0x5f80, 0xdfc0, 0xff80, 0x1fbf };
+    /* zeroing: none, PXOR, XORPS, XORPD */
+    static const struct { uint8_t pfx, opc; } zeros[4] = { { 0, 0 }, { 0x66, 0xef }, { 0, 0x57 },
+                                                          { 0x66, 0x57 } };
+    struct hstate *s = malloc(sizeof(*s));
+    static struct code k;
+    int bad = 0;
+    for (unsigned mi = 0; mi < sizeof(modes) / sizeof(modes[0]); mi++)
+        for (unsigned w = 0; w < 2; w++)
+            for (unsigned z = 0; z < 4; z++) {
+                run_init(s, &k, modes[mi]);
+                unsigned g = 0;
+                for (unsigned a = 0; a < 4; a++)
+                    for (unsigned link = 0; link < 5; link++, g++) {
+                        unsigned r0 = g + mi * 3 + z;
+                        unsigned xa = r0 % 16, xs = (r0 + 5) % 16, xo = (r0 + 11) % 16;
+                        unsigned xw = (r0 + 14) % 16, xq = (r0 + 8) % 16;
+                        unsigned gr = gprs[(r0 + w) % sizeof(gprs)];
+                        uint32_t base = GROUP(g);
+                        vput(s->data + base + IN_D, 8, 0, vget(&F64, g * 3 + mi));
+                        vput(s->data + base + IN_D, 8, 1, vget(&F64, g + 7));
+                        vput(s->data + base + IN_S, 8, 0, vget(&F64, g * 5 + a + 1));
+                        vput(s->data + base + 32, 8, 0, vget(&F64, g * 7 + z + 2));
+                        vput(s->data + base + 96, 8, 0, 0x3ff0000000000000);
+                        vput(s->data + base + GPRO, 8, 0,
+                             w ? vget(&I64, g * 3 + mi + z) : vget(&I32, g * 3 + mi + z));
+                        movaps_load(&k, xa, base + IN_D);
+                        movaps_load(&k, xs, base + IN_S);
+                        movaps_load(&k, xo, base + 32);
+                        movaps_load(&k, xq, base + 32);
+                        mov_load(&k, gr, base + GPRO);
+                        if (g % 5 != 4) {
+                            /* 1.0 * 1.0: the MXCSR live again after LDMXCSR */
+                            movaps_load(&k, xw, base + 96);
+                            emit0f(&k, 0xf2, false, 0x59, xw, (int)xw, 0, NOIMM);
+                        }
+                        if (z)
+                            emit0f(&k, zeros[z].pfx, false, zeros[z].opc, xa, (int)xa, 0, NOIMM);
+                        emit0f(&k, 0xf2, w, 0x2a, xa, (int)gr, 0, NOIMM); /* cvtsi2sd */
+                        /* link: 0 xa's destination, 1 its source, 2 both, 3 the
+                         * destination with an m64 source, 4 unlinked */
+                        unsigned last = xa;
+                        switch (link) {
+                        case 0: emit0f(&k, 0xf2, false, kinds[a], xa, (int)xs, 0, NOIMM); break;
+                        case 1: emit0f(&k, 0xf2, false, kinds[a], xo, (int)xa, 0, NOIMM); last = xo; break;
+                        case 2: emit0f(&k, 0xf2, false, kinds[a], xa, (int)xa, 0, NOIMM); break;
+                        case 3: emit0f(&k, 0xf2, false, kinds[a], xa, MEM, base + IN_S, NOIMM); break;
+                        default: emit0f(&k, 0xf2, false, kinds[a], xo, (int)xs, 0, NOIMM); break;
+                        }
+                        /* the chain: each reads the destination before it as its
+                         * destination, its source or both */
+                        for (unsigned j = 0; j < (g + mi) % 4; j++) {
+                            unsigned kj = kinds[(a + j + 1) % 4], how = (g + j + z) % 3;
+                            unsigned other = last == xq ? xs : xq;
+                            if (how == 0)
+                                emit0f(&k, 0xf2, false, (uint8_t)kj, last, (int)other, 0, NOIMM);
+                            else if (how == 1) {
+                                emit0f(&k, 0xf2, false, (uint8_t)kj, other, (int)last, 0, NOIMM);
+                                last = other;
+                            } else
+                                emit0f(&k, 0xf2, false, (uint8_t)kj, last, (int)last, 0, NOIMM);
+                        }
+                        movaps_store(&k, xa, base + OUT);
+                        movaps_store(&k, xo, base + OUT + 16);
+                        movaps_store(&k, xq, base + 96);
+                        movaps_store(&k, xs, base + 112);
+                        stmxcsr(&k, base + MXO);
+                        ldmxcsr(&k, MODE);
+                    }
+                ck_assert_uint_le(k.n, CODE_LIMIT);
+                char what[80];
+                snprintf(what, sizeof(what), "fused conversions, %s, zeroing %u, mxcsr %04x",
+                         w ? "r64" : "r32", z, modes[mi]);
+                bad |= harness_compare(k.b, k.n, s, 0x8d5, what);
+            }
     free(s);
     ck_assert_int_eq(bad, 0);
 }
@@ -936,6 +1036,7 @@ int main(void)
     tcase_add_test(t, ldmxcsr_reserved_faults);
     tcase_add_test(t, same_register_operands);
     tcase_add_test(t, fused_pairs);
+    tcase_add_test(t, fused_conversions_chains);
     tcase_add_test(t, misaligned_m128_faults);
     tcase_add_test(t, unmasked_exceptions_fault);
     tcase_add_test(t, unmasked_but_not_raised);
