@@ -23,6 +23,7 @@
 
 #include "cpu/block.h"
 #include "cpu/hook.h"
+#include "cpu/ras.h"
 
 #define HASH_BITS 16
 #define PAGE_HASH_BITS 12
@@ -337,6 +338,7 @@ static void free_dropped(struct cpu_cache *k, struct block *list)
         free(b);
     }
     k->hot.epoch++;
+    ras_clear(k->cpu); /* its predictions may point into the freed blocks */
 }
 
 void cpu_cache_attend(struct cpu *c)
@@ -465,9 +467,11 @@ static struct block *decode_block(struct cpu *c, uint64_t rip)
         sse_fuse_pairs(ops, n);
         /* A block cut short has one more op: the sentinel its last NEXT
          * reaches (the last op of any other block has OPF_BRANCH; a fused
-         * pair that ends a block ends with the Jcc's op). */
+         * pair that ends a block ends with the Jcc's op).  One that ends
+         * with a CALL has its return slot there instead (cpu/ras.h). */
         unsigned sentinel = ends ? 0 : 1;
-        b = malloc(sizeof(*b) + (n + sentinel) * sizeof(struct op));
+        bool ret_slot = ends && ras_call_predicts(&ops[n - 1]);
+        b = malloc(sizeof(*b) + (n + sentinel + ret_slot) * sizeof(struct op));
         if (!b)
             cpu_fault(c, SIGSEGV, 1, rip); /* out of host memory: nothing better to do */
         memset(b, 0, sizeof(*b));
@@ -479,6 +483,8 @@ static struct block *decode_block(struct cpu *c, uint64_t rip)
             memset(&b->ops[n], 0, sizeof(struct op));
             b->ops[n].fn = op_block_end;
         }
+        if (ret_slot)
+            ret_slot_init(&b->ops[n], c->bits == 32 ? (uint32_t)pc : pc);
     }
     struct cpu_cache *k = c->cache;
     __atomic_store_n(&k->decoded, k->decoded + 1, __ATOMIC_RELAXED);
@@ -540,6 +546,7 @@ int cpu_cache_create(struct cpu *c)
     k->mm = c->mm;
     k->cpu = c;
     k->hot.epoch = 1;
+    ras_clear(c); /* a clone's copy points into its parent's blocks */
     mm_lock(c->mm);
     if (!c->mm->code && !(c->mm->code = calloc(1, sizeof(struct code_registry)))) {
         mm_unlock(c->mm);

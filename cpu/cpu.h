@@ -75,6 +75,8 @@ typedef union xmm {
     double df[2];
 } __attribute__((aligned(16))) xmm_t;
 
+#define CPU_RAS_SIZE 32 /* a power of two */
+
 struct cpu {
     /* Hot state first: ops address these by byte offset (< 256). */
     uint64_t r[16];
@@ -143,6 +145,12 @@ struct cpu {
     struct sig_thread *sigt;
     uint64_t sys_nr;        /* an interrupted syscall's number, for its restart */
     int sys_restart;        /* enum sig_restart of a syscall that returned -EINTR */
+
+    /* Return-address prediction (cpu/ras.h): a ring of the return slots of
+     * the CALLs in progress, and the slot the last RET popped. */
+    unsigned ras_top;
+    void *ret_hint;
+    void *ras[CPU_RAS_SIZE];
 };
 
 /* The GDT indexes of the TLS entries Linux gives ia32 tasks (on an x86_64

@@ -13,6 +13,7 @@
 #include "cpu/decode.h"
 #include "cpu/flags.h"
 #include "cpu/hook.h"
+#include "cpu/ras.h"
 #include "cpu/sse.h"
 #include "cpu/x87_host.h"
 
@@ -255,7 +256,7 @@ static void run_blocks(struct cpu *c)
         else if (prev && prev->succ_epoch == epoch && prev->succ_rip[1] == rip)
             b = prev->succ[1];
         else {
-            b = cpu_block_lookup(c, rip);
+            b = ras_block_lookup(c, rip);
             if (prev) {
                 if (prev->succ_epoch != cache_hot(c)->epoch) {
                     prev->succ_epoch = cache_hot(c)->epoch;

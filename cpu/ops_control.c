@@ -4,6 +4,7 @@
 #include "cpu/decode.h"
 #include "cpu/flags.h"
 #include "cpu/mem.h"
+#include "cpu/ras.h"
 
 static inline uint64_t target_mask(const struct cpu *c, uint64_t t)
 {
@@ -42,27 +43,48 @@ static void op_jmp_m(struct cpu *c, const struct op *op)
 CPU_CONDITIONS(GEN_JCC)
 #define JCC_ENTRY(cc) op_jcc_##cc,
 static const cpu_handler jcc_h[16] = { CPU_CONDITIONS(JCC_ENTRY) };
-static void op_call(struct cpu *c, const struct op *op)
-{
-    push_word(c, c->rip + op->len);
-    c->rip = (uint64_t)op->imm;
-}
-static void op_call_r(struct cpu *c, const struct op *op)
-{
-    uint64_t t = target_mask(c, GPR64(c, op->r1));
-    push_word(c, c->rip + op->len);
-    c->rip = t;
-}
-static void op_call_m(struct cpu *c, const struct op *op)
+/* CALL rel/reg/mem; the _ras forms end a block that has a return slot
+ * after them and push it for the RET (cpu/ras.h).  The return address is
+ * pushed last: a fault leaves the ring as it was. */
+#define GEN_CALL(name, target_expr)                                                     \
+    static void op_##name(struct cpu *c, const struct op *op)                           \
+    {                                                                                   \
+        uint64_t t = (target_expr);                                                     \
+        push_word(c, c->rip + op->len);                                                 \
+        c->rip = t;                                                                     \
+    }                                                                                   \
+    static void op_##name##_ras(struct cpu *c, const struct op *op)                     \
+    {                                                                                   \
+        uint64_t t = (target_expr);                                                     \
+        push_word(c, c->rip + op->len);                                                 \
+        ras_push(c, op);                                                                \
+        c->rip = t;                                                                     \
+    }
+static inline uint64_t call_m_target(struct cpu *c, const struct op *op)
 {
     uint64_t a = op_ea(c, op);
-    uint64_t t = c->bits == 64 ? load64(c, a) : load32(c, a);
-    push_word(c, c->rip + op->len);
-    c->rip = t;
+    return c->bits == 64 ? load64(c, a) : load32(c, a);
 }
+GEN_CALL(call, (uint64_t)op->imm)
+GEN_CALL(call_r, target_mask(c, GPR64(c, op->r1)))
+GEN_CALL(call_m, call_m_target(c, op))
+
+bool ras_call_predicts(struct op *last)
+{
+    static const cpu_handler plain[] = { op_call, op_call_r, op_call_m };
+    static const cpu_handler predicting[] = { op_call_ras, op_call_r_ras, op_call_m_ras };
+    for (unsigned i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
+        if (last->fn == plain[i]) {
+            last->fn = predicting[i];
+            return true;
+        }
+    return false;
+}
+
 static void op_ret(struct cpu *c, const struct op *op)
 {
     uint64_t t = pop_word(c);
+    ras_pop(c);
     if (op->imm) {
         if (c->bits == 64)
             c->r[R_SP] += (uint64_t)op->imm;
