@@ -465,6 +465,7 @@ static struct block *decode_block(struct cpu *c, uint64_t rip)
         mark_dead_flags(ops, meta, n);
         fuse_block(ops, meta, n);
         sse_fuse_pairs(ops, n);
+        stack_fuse_runs(ops, n);
         /* A block cut short has one more op: the sentinel its last NEXT
          * reaches (the last op of any other block has OPF_BRANCH; a fused
          * pair that ends a block ends with the Jcc's op).  One that ends

@@ -111,5 +111,7 @@ unsigned cpu_decode_one(struct cpu *c, uint64_t rip, const uint8_t *bytes, unsig
 /* Make the pairs of a block's n ops that can run as one handler do so
  * (scalar SSE arithmetic on one value, cpu/ops_sse_fp_arith.c). */
 void sse_fuse_pairs(struct op *ops, unsigned n);
+/* Make runs of PUSH r / POP r run as one handler (cpu/ops_stack.c). */
+void stack_fuse_runs(struct op *ops, unsigned n);
 
 #endif

@@ -138,6 +138,109 @@ static void op_enter(struct cpu *c, const struct op *op)
     NEXT(c, op);
 }
 
+/* ------------------------------------------------------------ runs
+ * Function prologues push several registers in a row and epilogues pop
+ * them: such a run of PUSH r / POP r (word-sized, rSP not among them) runs
+ * as one handler on its first op, which then goes on after the run; the
+ * run's other ops stay in the block untouched (stack_fuse_runs).
+ *
+ * Faults stay precise because the handler takes the run whole only when
+ * all of its slots lie on one page: the host then faults on the first
+ * access or on none, and a fault on the first leaves nothing written.  A
+ * run that crosses a page runs its first op alone (the plain handler's
+ * body), and the rest one by one through their own ops. */
+static inline bool one_page(uint64_t a, uint64_t b)
+{
+    return ((a ^ b) & ~(uint64_t)(MM_PAGE_SIZE - 1)) == 0;
+}
+
+/* op->x1: the number of ops in the run; op->imm: their total length. */
+static void op_push_run64(struct cpu *c, const struct op *op)
+{
+    unsigned n = op->x1;
+    uint64_t sp = c->r[R_SP];
+    if (UNLIKELY(!one_page(sp - 8, sp - 8 * n) || sp - 8 > c->mem_limit)) {
+        op_push_r64(c, op);
+        return;
+    }
+    uint8_t *p = c->mem + sp;
+    for (unsigned i = 0; i < n; i++)
+        st64(p - 8 * (i + 1), GPR64(c, op[i].r1));
+    c->r[R_SP] = sp - 8 * n;
+    c->rip += (uint64_t)op->imm;
+    op[n].fn(c, op + n);
+}
+static void op_pop_run64(struct cpu *c, const struct op *op)
+{
+    unsigned n = op->x1;
+    uint64_t sp = c->r[R_SP];
+    if (UNLIKELY(!one_page(sp, sp + 8 * n - 1) || sp > c->mem_limit)) {
+        op_pop_r64(c, op);
+        return;
+    }
+    const uint8_t *p = c->mem + sp;
+    for (unsigned i = 0; i < n; i++)
+        c->r[op[i].r1 / 8] = ld64(p + 8 * i);
+    c->r[R_SP] = sp + 8 * n;
+    c->rip += (uint64_t)op->imm;
+    op[n].fn(c, op + n);
+}
+/* ia32: esp wraps at 4 GiB like the plain handlers' (push32/pop32). */
+static void op_push_run32(struct cpu *c, const struct op *op)
+{
+    unsigned n = op->x1;
+    uint32_t sp = (uint32_t)c->r[R_SP];
+    if (UNLIKELY(!one_page((uint32_t)(sp - 4), (uint32_t)(sp - 4 * n)))) {
+        op_push_r32(c, op);
+        return;
+    }
+    for (unsigned i = 0; i < n; i++)
+        st32(c->mem + (uint32_t)(sp - 4 * (i + 1)), GPR32(c, op[i].r1));
+    set_gpr32(c, SLOT_GPR(R_SP), sp - 4 * n);
+    c->rip += (uint64_t)op->imm;
+    op[n].fn(c, op + n);
+}
+static void op_pop_run32(struct cpu *c, const struct op *op)
+{
+    unsigned n = op->x1;
+    uint32_t sp = (uint32_t)c->r[R_SP];
+    if (UNLIKELY(!one_page(sp, (uint32_t)(sp + 4 * n - 1)))) {
+        op_pop_r32(c, op);
+        return;
+    }
+    for (unsigned i = 0; i < n; i++)
+        set_gpr32(c, op[i].r1, ld32(c->mem + (uint32_t)(sp + 4 * i)));
+    set_gpr32(c, SLOT_GPR(R_SP), sp + 4 * n);
+    c->rip += (uint64_t)op->imm;
+    op[n].fn(c, op + n);
+}
+
+void stack_fuse_runs(struct op *ops, unsigned n)
+{
+    static const cpu_handler single[] = { op_push_r64, op_pop_r64, op_push_r32, op_pop_r32 };
+    static const cpu_handler run[] = { op_push_run64, op_pop_run64, op_push_run32, op_pop_run32 };
+    for (unsigned i = 0; i < n; i++) {
+        unsigned kind = 0;
+        while (kind < 4 && ops[i].fn != single[kind])
+            kind++;
+        if (kind == 4)
+            continue;
+        unsigned k = 0;
+        uint64_t len = 0;
+        while (i + k < n && k < 255 && ops[i + k].fn == single[kind] &&
+               ops[i + k].r1 != SLOT_GPR(R_SP) && !(ops[i + k].flags & OPF_BRANCH)) {
+            len += ops[i + k].len;
+            k++;
+        }
+        if (k >= 2) {
+            ops[i].fn = run[kind];
+            ops[i].x1 = (uint8_t)k;
+            ops[i].imm = (int64_t)len;
+        }
+        i += k ? k - 1 : 0;
+    }
+}
+
 bool dec_stack(struct decoder *d)
 {
     struct op *op = d->op;

@@ -15,6 +15,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "segv_altstack.h"
+
 #define NOINLINE __attribute__((noinline))
 
 static volatile int sink;
@@ -174,14 +176,7 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
 
 static long faulting_call(void)
 {
-    static char altstack[65536];
-    stack_t ss = { .ss_sp = altstack, .ss_size = sizeof(altstack) };
-    sigaltstack(&ss, NULL);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_sigaction = on_segv;
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-    sigaction(SIGSEGV, &sa, NULL);
+    segv_on_altstack(on_segv);
     char *m = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     mprotect(m, 4096, PROT_NONE);
     long s = 0;
