@@ -464,6 +464,7 @@ static struct block *decode_block(struct cpu *c, uint64_t rip)
     } else {
         mark_dead_flags(ops, meta, n);
         fuse_block(ops, meta, n);
+        pair_block(ops, meta, n);
         sse_fuse_pairs(ops, n);
         stack_fuse_runs(ops, n);
         /* A block cut short has one more op: the sentinel its last NEXT

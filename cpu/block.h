@@ -31,6 +31,7 @@
 
 #include "cpu/cpu.h"
 #include "cpu/fuse.h"
+#include "cpu/fuse_alu.h"
 
 #define BLOCK_MAX_OPS 64
 
@@ -102,6 +103,7 @@ struct op_meta {
     uint32_t flags_written;  /* arithmetic flags it always writes */
     bool may_fault;          /* a fault would expose the flags before it */
     struct fuse_meta fuse;   /* what it can be in a fused pair (cpu/fuse.h) */
+    struct pair_meta pair;   /* what it can be in a register pair (cpu/fuse_alu.h) */
 };
 
 /* Decode one instruction (cpu/decode.c); meta may be NULL. */

@@ -207,6 +207,7 @@ unsigned cpu_decode_one(struct cpu *c, uint64_t rip, const uint8_t *bytes, unsig
     if (meta) {
         describe(&in, ops, meta);
         meta->fuse.role = FUSE_NONE;
+        meta->pair.kind = 0;
     }
     if (in.attributes & ZYDIS_ATTRIB_HAS_LOCK)
         op->flags |= OPF_LOCK;
@@ -217,8 +218,10 @@ unsigned cpu_decode_one(struct cpu *c, uint64_t rip, const uint8_t *bytes, unsig
     struct decoder d = { .in = &in, .ops = ops, .op = op, .bits = c->bits, .rip = rip };
     for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
         if (families[i](&d)) {
-            if (meta)
+            if (meta) {
                 fuse_describe(&d, &meta->fuse);
+                pair_describe(&d, &meta->pair);
+            }
             *ends_block = d.ends_block;
             if (d.ends_block)
                 op->flags |= OPF_BRANCH;

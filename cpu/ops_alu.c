@@ -1,61 +1,15 @@
 /* The integer ALU: ADD OR ADC SBB AND SUB XOR CMP TEST, INC DEC NEG NOT.
  *
- * Each operation is one small inline kernel over 64-bit values (the lazy
- * flags mask them to the operand width) that fills a flags record; the
- * handlers, one per operand form and width, are generated from the kernels
+ * Each operation is one small inline kernel (cpu/alu.h) that fills a
+ * flags record; the handlers, one per operand form and width, are generated from the kernels
  * by the macros below and commit the record only after the last memory
  * access succeeded.  Forms: rr (reg, reg), rm (reg, [mem]), mr ([mem], reg),
  * ri (reg, imm), mi ([mem], imm), and LOCKed mr/mi, which use a host
  * compare-and-swap on guest memory so they are atomic between guest threads.
  * rm, mr and mi exist once per memory operand form (cpu/mem.h ADDR_MODES). */
+#include "cpu/alu.h"
 #include "cpu/decode.h"
-#include "cpu/flags.h"
 #include "cpu/mem.h"
-
-struct lfrec {
-    uint32_t op;
-    uint64_t d, s, r, aux;
-};
-
-/* Only what the flags of f's kind are computed from (cpu/flags.c): AND, OR,
- * XOR and TEST from the result alone, and only ADC, SBB, INC and DEC have
- * an lf_aux; nothing when no later instruction reads them (OPF_NOFLAGS),
- * except for the two stores of a logic operation, cheaper than the test.
- * The kind is a constant in every handler: the tests on it fold. */
-static inline void lf_commit(struct cpu *c, const struct op *op, const struct lfrec *f)
-{
-    unsigned kind = f->op & LF_KIND;
-    if (kind != LF_LOGIC && (op->flags & OPF_NOFLAGS))
-        return;
-    c->lf_op = f->op;
-    c->lf_res = f->r;
-    if (kind == LF_LOGIC)
-        return;
-    c->lf_dst = f->d;
-    c->lf_src = f->s;
-    if (kind == LF_ADC || kind == LF_SBB || kind == LF_INC || kind == LF_DEC)
-        c->lf_aux = f->aux;
-}
-
-/* Kernels: the result of d OP s; false when it is not written back. */
-#define KERNEL(name, kind, expr, writes)                                                \
-    static inline bool k_##name(unsigned w, uint64_t d, uint64_t s, uint64_t cf,        \
-                                struct lfrec *f)                                        \
-    {                                                                                   \
-        (void)cf;                                                                       \
-        *f = (struct lfrec){ kind + w, d, s, (expr), cf };                              \
-        return writes;                                                                  \
-    }
-KERNEL(add, LF_ADD, d + s, true)
-KERNEL(or, LF_LOGIC, d | s, true)
-KERNEL(adc, LF_ADC, d + s + cf, true)
-KERNEL(sbb, LF_SBB, d - s - cf, true)
-KERNEL(and, LF_LOGIC, d & s, true)
-KERNEL(sub, LF_SUB, d - s, true)
-KERNEL(xor, LF_LOGIC, d ^ s, true)
-KERNEL(cmp, LF_SUB, d - s, false)
-KERNEL(test, LF_LOGIC, d & s, false)
-#undef KERNEL
 
 /* Only ADC and SBB read the carry; for the rest this folds away. */
 #define CARRY_add 0

@@ -1,0 +1,37 @@
+/* Fused register sequences: two consecutive integer instructions that work
+ * on registers only (MOV, LEA, NOT, ADD/SUB/AND/OR/XOR with a register or
+ * an immediate source, ROL/ROR/SHL/SHR/SAR by an immediate), both 32-bit
+ * or both 64-bit, run as one handler (cpu/ops_fused_alu.c): one dispatch
+ * instead of two, which in a chain of dependent register operations (a
+ * hash's rounds) is the larger part of the cost.
+ *
+ * Each half does exactly what its own handler does (result, then the lazy
+ * flags record unless the dead-flag pass proved it dead), so the pair
+ * leaves the same state as the two instructions; none of them can fault,
+ * so no state between the two is ever observable.  The second op stays in
+ * the block (a jump to it starts a block of its own).  Pairs are formed
+ * after the compare-and-branch pairs of cpu/fuse.h, from the instructions
+ * those left alone, and never when hooks are on or when single-stepping. */
+#ifndef CPU_FUSE_ALU_H
+#define CPU_FUSE_ALU_H
+
+#include "cpu/cpu.h"
+
+/* What an instruction can be in a register pair. */
+struct pair_meta {
+    uint8_t kind;       /* enum in cpu/ops_fused_alu.c; PK_NONE (0): not pairable */
+    bool w64;           /* 64-bit, else 32-bit */
+    cpu_handler fn;     /* its handler as decoded (a later pass may replace it) */
+};
+
+struct decoder;
+struct op_meta;
+
+/* Describe the instruction d has just decoded. */
+void pair_describe(const struct decoder *d, struct pair_meta *p);
+
+/* Give the pairs of a decoded block of n ops their fused handlers (after
+ * fuse_block(), whose pairs are left as they are); returns how many. */
+unsigned pair_block(struct op *ops, const struct op_meta *meta, unsigned n);
+
+#endif
