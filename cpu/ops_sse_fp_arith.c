@@ -364,6 +364,7 @@ void sse_fuse_pairs(struct op *ops, unsigned n)
         ops[i].fn = fused[a][form][b][v];
         i = sd_chain(ops, i + 1, n); /* the second op and the chain after it */
     }
+    sse_int_chains(ops, n);
 }
 
 /* ------------------------------------------------------------ decoding */

@@ -11,6 +11,28 @@
 
 #define XMM(i) (&c->xmm[i])
 
+/* Chains: in a run of instructions each reading the XMM register the one
+ * before it wrote -- glibc's string loops: MOVDQA x,[m]; PMINUB x,[m+16];
+ * ...; PCMPEQB x,y; PMOVMSKB r,x -- the value goes on to the next one in a
+ * host register instead of through struct cpu (a store and a dependent
+ * load per link).  The op that wrote it has x3 = 1, and the next op's imm
+ * then holds its value-taking handler (sse_int_chains; neither field has
+ * another use in the ops that take part).  Every op still commits its
+ * result before the next runs and does its own loads, so a fault finds
+ * the state it would without the chain. */
+typedef void (*xi_next_fn)(struct cpu *c, const struct op *op, __m128i prev);
+#define XI_PASS(c, op, r)                                                               \
+    do {                                                                                \
+        if ((op)->x3) {                                                                 \
+            __m128i v_;                                                                 \
+            memcpy(&v_, &(r), 16);                                                      \
+            (c)->rip += (op)->len;                                                      \
+            ((xi_next_fn)(intptr_t)(op)[1].imm)((c), (op) + 1, v_);                     \
+            return;                                                                     \
+        }                                                                               \
+        NEXT(c, op);                                                                    \
+    } while (0)
+
 /* The memory form exists once per form of the address (cpu/mem.h), in a
  * table by enum addr_mode: NAME_rm_h. */
 #define GEN_RM_FORM(AM, sfx, name)                                                      \
@@ -20,7 +42,7 @@
         memcpy(&y, xmm_mem(c, op, AM, true), 16);                                       \
         k_##name(&r, XMM(op->x1), &y, (unsigned)op->imm, 16);                           \
         *XMM(op->x1) = r;                                                               \
-        NEXT(c, op);                                                                    \
+        XI_PASS(c, op, r);                                                              \
     }
 #define GEN_RR_RM(name)                                                                 \
     static void op_x_##name##_rr(struct cpu *c, const struct op *op)                    \
@@ -28,7 +50,7 @@
         xmm_t r;                                                                        \
         k_##name(&r, XMM(op->x1), XMM(op->x2), (unsigned)op->imm, 16);                  \
         *XMM(op->x1) = r;                                                               \
-        NEXT(c, op);                                                                    \
+        XI_PASS(c, op, r);                                                              \
     }                                                                                   \
     ADDR_MODES(GEN_RM_FORM, name)                                                       \
     static const cpu_handler name##_rm_h[AM_COUNT] = { ADDR_MODES(AM_HANDLER, op_x_##name##_rm_) };
@@ -119,13 +141,17 @@ static void op_movdq_x_x(struct cpu *c, const struct op *op)
 #define GEN_MOV128(AM, sfx, _)                                                          \
     static void op_load128a_##sfx(struct cpu *c, const struct op *op)                   \
     {                                                                                   \
-        memcpy(XMM(op->x1), xmm_mem(c, op, AM, true), 16);                              \
-        NEXT(c, op);                                                                    \
+        xmm_t v;                                                                        \
+        memcpy(&v, xmm_mem(c, op, AM, true), 16);                                       \
+        *XMM(op->x1) = v;                                                               \
+        XI_PASS(c, op, v);                                                              \
     }                                                                                   \
     static void op_load128u_##sfx(struct cpu *c, const struct op *op)                   \
     {                                                                                   \
-        memcpy(XMM(op->x1), xmm_mem(c, op, AM, false), 16);                             \
-        NEXT(c, op);                                                                    \
+        xmm_t v;                                                                        \
+        memcpy(&v, xmm_mem(c, op, AM, false), 16);                                      \
+        *XMM(op->x1) = v;                                                               \
+        XI_PASS(c, op, v);                                                              \
     }                                                                                   \
     static void op_store128a_##sfx(struct cpu *c, const struct op *op)                  \
     {                                                                                   \
@@ -189,6 +215,102 @@ static void op_x_maskmovdqu(struct cpu *c, const struct op *op)
 {
     simd_maskmov(c, op_ea(c, op), XMM(op->x1), XMM(op->x2), 16);
     NEXT(c, op);
+}
+
+/* ------------------------------------------------------------ chains
+ * The operations that can take a value in a chain (none uses op->imm),
+ * their value-taking handlers by how the op reads the value before it: as
+ * its destination (D; M: the destination of the memory form, which loads
+ * its source itself), its source (S), or both (DS). */
+#define CHAIN_OPS(X)                                                                    \
+    X(pcmpeqb) X(pcmpeqw) X(pcmpeqd) X(pcmpgtb) X(pminub) X(pmaxub) X(pand) X(pandn)   \
+    X(por) X(pxor) X(paddb) X(psubb) X(paddd) X(psubd) X(psubusb)
+#define XV_ONE(name, V, DST, SRC)                                                       \
+    static void op_xv_##name##_##V(struct cpu *c, const struct op *op, __m128i p)       \
+    {                                                                                   \
+        xmm_t v, r;                                                                     \
+        memcpy(&v, &p, 16);                                                             \
+        k_##name(&r, DST, SRC, 0, 16);                                                  \
+        *XMM(op->x1) = r;                                                               \
+        XI_PASS(c, op, r);                                                              \
+    }
+#define XV_KIND(name)                                                                   \
+    XV_ONE(name, D, &v, XMM(op->x2))                                                    \
+    XV_ONE(name, S, XMM(op->x1), &v)                                                    \
+    XV_ONE(name, DS, &v, &v)                                                            \
+    static void op_xv_##name##_M(struct cpu *c, const struct op *op, __m128i p)         \
+    {                                                                                   \
+        xmm_t y, v, r;                                                                  \
+        memcpy(&y, xmm_mem(c, op, AM_ANY, true), 16);                                   \
+        memcpy(&v, &p, 16);                                                             \
+        k_##name(&r, &v, &y, 0, 16);                                                    \
+        *XMM(op->x1) = r;                                                               \
+        XI_PASS(c, op, r);                                                              \
+    }
+CHAIN_OPS(XV_KIND)
+
+static void op_xv_pmovmskb_S(struct cpu *c, const struct op *op, __m128i p)
+{
+    set_gpr64(c, op->r1, (uint32_t)_mm_movemask_epi8(p));
+    NEXT(c, op);
+}
+
+enum { XV_D, XV_S, XV_DS, XV_M };
+#define XV_ROW(name) { op_xv_##name##_D, op_xv_##name##_S, op_xv_##name##_DS, op_xv_##name##_M },
+static const xi_next_fn xv_h[][4] = { CHAIN_OPS(XV_ROW) };
+#define XV_RR(name) op_x_##name##_rr,
+static const cpu_handler xv_rr[] = { CHAIN_OPS(XV_RR) };
+#define XV_RM(name) name##_rm_h,
+static const cpu_handler *const xv_rm[] = { CHAIN_OPS(XV_RM) };
+#define N_CHAIN_OPS (sizeof(xv_rr) / sizeof(xv_rr[0]))
+
+static bool in_forms(const cpu_handler *h, cpu_handler fn)
+{
+    for (unsigned am = 0; am < AM_COUNT; am++)
+        if (h[am] == fn)
+            return true;
+    return false;
+}
+
+/* The chain operation of op (*mem: its memory form), or -1. */
+static int chain_kind(const struct op *op, bool *mem)
+{
+    for (unsigned k = 0; k < N_CHAIN_OPS; k++) {
+        if (op->fn == xv_rr[k] || in_forms(xv_rm[k], op->fn)) {
+            *mem = op->fn != xv_rr[k];
+            return (int)k;
+        }
+    }
+    return -1;
+}
+
+/* The value-taking handler of b after a, which wrote XMM register x, or
+ * NULL when b is no chain operation or does not read x. */
+static xi_next_fn chain_next(const struct op *b, unsigned x)
+{
+    bool mem;
+    int k = chain_kind(b, &mem);
+    if (k < 0)
+        return b->fn == op_x_pmovmskb && b->x2 == x ? op_xv_pmovmskb_S : NULL;
+    if (mem)
+        return b->x1 == x ? xv_h[k][XV_M] : NULL;
+    bool d = b->x1 == x, s = b->x2 == x;
+    return d && s ? xv_h[k][XV_DS] : d ? xv_h[k][XV_D] : s ? xv_h[k][XV_S] : NULL;
+}
+
+void sse_int_chains(struct op *ops, unsigned n)
+{
+    for (unsigned j = 0; j + 1 < n; j++) {
+        bool mem;
+        if (chain_kind(&ops[j], &mem) < 0 && !in_forms(sse_load128a_h, ops[j].fn) &&
+            !in_forms(sse_load128u_h, ops[j].fn))
+            continue;
+        xi_next_fn next = chain_next(&ops[j + 1], ops[j].x1);
+        if (next) {
+            ops[j].x3 = 1;
+            ops[j + 1].imm = (int64_t)(intptr_t)next;
+        }
+    }
 }
 
 /* ------------------------------------------------------------ decoding */

@@ -160,6 +160,12 @@ extern const cpu_handler sse_store128a_h[AM_COUNT], sse_store128u_h[AM_COUNT];
  * CVTSI2SD xmm, r32 / r64. */
 extern const cpu_handler sse_pxor_rr, sse_xor_x, sse_cvtsi2sd_r[2];
 
+/* Link the SSE integer instructions of a block's n ops that read the XMM
+ * register the op before them wrote into chains that pass the value on in
+ * a host register (cpu/ops_sse_int.c; called by sse_fuse_pairs, after the
+ * scalar-double fusion). */
+void sse_int_chains(struct op *ops, unsigned n);
+
 /* The MMX register i: the 64-bit mantissa of x87 physical register i
  * (in struct cpu: a live x87 state is released first, cpu/x87_host.h). */
 static inline uint64_t *mmx_reg(struct cpu *c, unsigned i)

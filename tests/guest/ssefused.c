@@ -7,7 +7,11 @@
  * instruction with the zeroing and the conversion done: the handler resumes
  * after it and the rest of the chain runs on), and an unmasked precision
  * exception raised by the conversion (SIGFPE at the conversion, its register
- * already zeroed; x86_64 only: an ia32 conversion is exact).  Compared with the native run. */
+ * already zeroed; x86_64 only: an ia32 conversion is exact).  The same for
+ * SSE integer chains (MOVDQA, PMINUB, PCMPEQB, PAND, POR, PMOVMSKB ...
+ * each reading the register the one before wrote): results, and a
+ * misaligned PMINUB in one (#GP at it, the load before it done).
+ * Compared with the native run. */
 #pragma GCC target("sse2") /* the xmm registers in the asm of an i686 build */
 #include <signal.h>
 #include <stdint.h>
@@ -96,8 +100,54 @@ static void values(void)
     }
 }
 
+/* SSE integer chains (cpu/ops_sse_int.c): each instruction reads the
+ * register the one before wrote, as in glibc's strlen, memchr and memcmp. */
+static unsigned char buf[256] __attribute__((aligned(16)));
+
+static void int_chains(void)
+{
+    for (unsigned i = 0; i < sizeof(buf); i++)
+        buf[i] = (unsigned char)(i * 37 + 11);
+    buf[77] = 0;
+    buf[200] = 'x';
+    uint64_t mix = 0;
+    for (unsigned off = 0; off + 64 <= sizeof(buf); off += 16) {
+        unsigned z, e, m;
+        const unsigned char *p = buf + off;
+        __asm__ volatile("pxor %%xmm3, %%xmm3\n\t"
+                         "movdqa (%[p]), %%xmm0\n\t"
+                         "pminub 16(%[p]), %%xmm0\n\t"
+                         "pminub 32(%[p]), %%xmm0\n\t"
+                         "pcmpeqb %%xmm3, %%xmm0\n\t"
+                         "pmovmskb %%xmm0, %[z]\n\t"
+                         "movdqu 1(%[p]), %%xmm1\n\t"
+                         "movdqa 32(%[p]), %%xmm2\n\t"
+                         "pcmpeqb (%[p]), %%xmm1\n\t"
+                         "pcmpeqb 16(%[p]), %%xmm2\n\t"
+                         "pand %%xmm1, %%xmm2\n\t"
+                         "por %%xmm0, %%xmm2\n\t"
+                         "pmovmskb %%xmm2, %[e]\n\t"
+                         "movd %[c], %%xmm4\n\t"
+                         "punpcklbw %%xmm4, %%xmm4\n\t"
+                         "pshuflw $0, %%xmm4, %%xmm4\n\t"
+                         "punpcklqdq %%xmm4, %%xmm4\n\t"
+                         "movdqa 48(%[p]), %%xmm5\n\t"
+                         "pcmpeqb %%xmm4, %%xmm5\n\t"
+                         "psubb %%xmm5, %%xmm5\n\t"
+                         "pxor %%xmm4, %%xmm5\n\t"
+                         "pmaxub %%xmm5, %%xmm5\n\t"
+                         "pmovmskb %%xmm5, %[m]\n\t"
+                         : [z] "=&r"(z), [e] "=&r"(e), [m] "=&r"(m)
+                         : [p] "r"(p), [c] "r"((unsigned)'x')
+                         : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "memory");
+        mix = mix * 1000003 + z * 65537u + e * 257u + m;
+    }
+    printf("int chains: %016llx\n", (unsigned long long)mix);
+}
+
 /* ------------------------------------------------------------ faults */
 extern char fz_segv_at[], fz_segv_resume[], fz_fpe_at[], fz_fpe_resume[];
+extern char fz_gp_at[], fz_gp_resume[];
 static volatile int f_sig, f_code, f_at, f_addr_ok;
 static uintptr_t f_page;
 
@@ -112,7 +162,11 @@ static void on_fault(int sig, siginfo_t *si, void *uc_)
     ucontext_t *uc = uc_;
     f_sig = sig;
     f_code = si->si_code;
-    if (sig == SIGSEGV) {
+    if (sig == SIGSEGV && si->si_code == 0x80 /* SI_KERNEL: #GP */) {
+        f_at = UC_IP(uc) == (uintptr_t)fz_gp_at;
+        f_addr_ok = si->si_addr == NULL;
+        UC_IP(uc) = (uintptr_t)fz_gp_resume;
+    } else if (sig == SIGSEGV) {
         f_at = UC_IP(uc) == (uintptr_t)fz_segv_at;
         f_addr_ok = (uintptr_t)si->si_addr == f_page + 8;
         UC_IP(uc) = (uintptr_t)fz_segv_resume;
@@ -165,6 +219,21 @@ static void __attribute__((noinline)) fpe_in_conversion(long i)
                      : "xmm0", "xmm1", "memory");
 }
 
+/* A misaligned PMINUB inside a chain: #GP at it, the load before it done. */
+static void __attribute__((noinline)) gp_in_chain(const unsigned char *p)
+{
+    __asm__ volatile("movdqa (%[p]), %%xmm0\n\t"
+                     ".globl fz_gp_at\n"
+                     "fz_gp_at:\n\t"
+                     "pminub 8(%[p]), %%xmm0\n\t"
+                     ".globl fz_gp_resume\n"
+                     "fz_gp_resume:\n\t"
+                     "movdqu %%xmm0, %[o0]\n\t"
+                     : [o0] "=m"(out[0])
+                     : [p] "r"(p)
+                     : "xmm0", "memory");
+}
+
 static void faults(void)
 {
     struct sigaction sa = { 0 };
@@ -185,6 +254,14 @@ static void faults(void)
                (unsigned long long)out[0].hi, (unsigned long long)out[1].lo);
     }
     munmap(page, 4096);
+    for (unsigned k = 0; k < 2; k++) {
+        f_sig = 0;
+        f_code = 0;
+        buf[16 + k] = 0x55;
+        gp_in_chain(buf + 32 * k);
+        printf("gp %u: sig %d code %d at the pminub %d addr %d, xmm0 %016llx %016llx\n", k, f_sig,
+               f_code, f_at, f_addr_ok, (unsigned long long)out[0].lo, (unsigned long long)out[0].hi);
+    }
     /* PE unmasked */
     static const long ints[] = { 16777217, -33554435,
 #ifdef __x86_64__
@@ -207,6 +284,7 @@ static void faults(void)
 int main(void)
 {
     values();
+    int_chains();
     faults();
     return 0;
 }

@@ -406,6 +406,88 @@ START_TEST(mmx_transitions)
 }
 END_TEST
 
+/* Chains (cpu/ops_sse_int.c passes a value in a host register to the next
+ * instruction when that one reads the register the one before wrote): a
+ * MOVDQA or MOVDQU load, then the operation reading it as its destination
+ * with a memory source, as its destination with a register source, as its
+ * source, as both, then PMOVMSKB of the result, and the same links between
+ * different operations as glibc's string loops have them; every operation
+ * (members of the chains or not), values from the edge pairs. */
+START_TEST(chains)
+{
+    const struct xop *o = &xops[_i];
+    if (o->kind != PLAIN)
+        return;
+    struct hstate *s = malloc(sizeof(*s));
+    build_pairs();
+    int bad = 0;
+    for (unsigned b = 0; b < 8; b++) {
+        struct code k = { .n = 0 };
+        init_state(s);
+        unsigned xa = (b * 3) % 16, xb = (xa + 5) % 16, xc = (xa + 9) % 16, xd = (xa + 13) % 16;
+        set_xmm(s, (int)xb, px[(b * 7 + 1) % npairs]);
+        set_xmm(s, (int)xd, py[(b * 5 + 2) % npairs]);
+        memcpy(s->data + (DATA_RSI - HARNESS_DATA), &px[b * 11 % npairs], 16);
+        memcpy(s->data + (DATA_RSI - HARNESS_DATA) + 16, &py[b * 13 % npairs], 16);
+        /* movdqa or movdqu xa, [rsi] */
+        enc(&k, b & 1 ? 0xf3 : 0x66, false, 0x6f, xa, 0, 0, -1);
+        enc(&k, o->pfx, false, o->opc, xa, 0, 16, -1);      /* D, memory source */
+        enc(&k, o->pfx, false, o->opc, xa, xb, REG, -1);    /* D */
+        enc(&k, o->pfx, false, o->opc, xc, xa, REG, -1);    /* S */
+        enc(&k, o->pfx, false, o->opc, xc, xc, REG, -1);    /* DS */
+        static const unsigned gprs[8] = { 0, 1, 2, 3, 5, 8, 12, 15 }; /* not rsp, rsi */
+        enc(&k, 0x66, b & 2, 0xd7, gprs[b], xc, REG, -1); /* pmovmskb r, xc */
+        /* strlen's and memcmp's shapes: load, pminub, pcmpeqb, pmovmskb;
+         * pcmpeqb, pand, pand, pmovmskb */
+        enc(&k, 0x66, false, 0x6f, xd, 0, 16, -1);
+        enc(&k, 0x66, false, 0xda, xd, 0, 0, -1);
+        enc(&k, o->pfx, false, o->opc, xd, xb, REG, -1);
+        enc(&k, 0x66, false, 0x74, xd, xa, REG, -1);
+        enc(&k, 0x66, false, 0xd7, 9, xd, REG, -1);
+        enc(&k, o->pfx, false, o->opc, xb, 0, 0, -1);
+        enc(&k, 0x66, false, 0xdb, xc, xb, REG, -1);
+        enc(&k, 0x66, false, 0xdb, xc, xd, REG, -1);
+        enc(&k, 0x66, false, 0xeb, xc, xa, REG, -1);
+        enc(&k, 0x66, false, 0xd7, 11, xc, REG, -1);
+        char what[64];
+        snprintf(what, sizeof(what), "%s chains, set %u", o->name, b);
+        bad |= harness_compare(k.b, k.n, s, ALL_FLAGS, what);
+        ncompared++;
+    }
+    free(s);
+    ck_assert_int_eq(bad, 0);
+}
+END_TEST
+
+/* A fault inside a chain: MOVDQA xmm1,[rsi]; PMINUB xmm1,[rsi+8] (#GP: the
+ * load done, xmm1 the loaded value), and the same with the PMINUB on an
+ * unmapped address. */
+START_TEST(chain_faults)
+{
+    static const struct fixed faulting[] = {
+        { "movdqa xmm1,[rsi]; pminub xmm1,[rsi+8]", "movdqa",
+          { 0x66, 0x0f, 0x6f, 0x0e, 0x66, 0x0f, 0xda, 0x4e, 0x08 }, 9 },
+        { "movdqa xmm1,[rsi]; pcmpeqb xmm1,[rdi]", "movdqa",
+          { 0x66, 0x0f, 0x6f, 0x0e, 0x66, 0x0f, 0x74, 0x0f }, 8 },
+    };
+    struct hstate *s = malloc(sizeof(*s)), *before = malloc(sizeof(*before));
+    for (size_t i = 0; i < sizeof(faulting) / sizeof(faulting[0]); i++) {
+        expect_mnemonic(faulting[i].b, faulting[i].len, faulting[i].mn);
+        init_state(s);
+        s->r[7] = HARNESS_DATA + HARNESS_DATA_SIZE + 0x100000; /* unmapped */
+        memcpy(before, s, sizeof(*s));
+        int sig = harness_emu(faulting[i].b, faulting[i].len, s);
+        ck_assert_msg(sig == SIGSEGV, "%s: signal %d", faulting[i].name, sig);
+        ck_assert_msg(memcmp(hs_xmm(s, 1), before->data + (DATA_RSI - HARNESS_DATA), 16) == 0,
+                      "%s: xmm1 is not the loaded value", faulting[i].name);
+        ck_assert_msg(memcmp(s->data, before->data, HARNESS_DATA_SIZE) == 0, "%s wrote memory",
+                      faulting[i].name);
+    }
+    free(s);
+    free(before);
+}
+END_TEST
+
 /* Misaligned 16-byte operands of legacy SSE instructions raise #GP
  * (SIGSEGV), before anything is written; MOVDQU does not care.  Checked on
  * the emulator only (the host would kill the test). */
@@ -473,7 +555,9 @@ int main(void)
     tcase_add_test(t, shifts_by_immediate);
     tcase_add_test(t, moves);
     tcase_add_test(t, mmx_transitions);
+    tcase_add_loop_test(t, chains, 0, NXOPS);
     tcase_add_test(t, alignment_faults);
+    tcase_add_test(t, chain_faults);
     tcase_add_test(t, maskmovdqu_zero_mask_and_faults);
     suite_add_tcase(su, t);
     SRunner *r = srunner_create(su);
