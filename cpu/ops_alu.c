@@ -160,14 +160,6 @@ static inline void lf_commit_unary(struct cpu *c, const struct op *op, const str
         lf_commit_unary(c, op, &f);                                                     \
         NEXT(c, op);                                                              \
     }                                                                                   \
-    static void op_##name##_m_##B(struct cpu *c, const struct op *op)                   \
-    {                                                                                   \
-        struct lfrec f;                                                                 \
-        uint64_t a = op_ea(c, op);                                                      \
-        store##B(c, a, (uint##B##_t)u_##name##_##B(c, load##B(c, a), &f));              \
-        lf_commit_unary(c, op, &f);                                                     \
-        NEXT(c, op);                                                              \
-    }                                                                                   \
     static void op_##name##_lm_##B(struct cpu *c, const struct op *op)                  \
     {                                                                                   \
         struct lfrec f;                                                                 \
@@ -180,7 +172,22 @@ static inline void lf_commit_unary(struct cpu *c, const struct op *op, const str
         lf_commit_unary(c, op, &f);                                                     \
         NEXT(c, op);                                                              \
     }
-#define UNARY_ALL(name) GEN_UNARY_FORMS(name, 8) GEN_UNARY_FORMS(name, 16) GEN_UNARY_FORMS(name, 32) GEN_UNARY_FORMS(name, 64)
+/* The memory form, once per form of the operand (cpu/mem.h ADDR_MODES):
+ * load, store (a fault on either leaves the flags as they were), flags. */
+#define GEN_UNARY_MEM(AM, sfx, name, B)                                                 \
+    static void op_##name##_m_##B##_##sfx(struct cpu *c, const struct op *op)           \
+    {                                                                                   \
+        struct lfrec f;                                                                 \
+        void *p = am_ptr(c, op, AM);                                                    \
+        st##B(p, (uint##B##_t)u_##name##_##B(c, ld##B(p), &f));                         \
+        lf_commit_unary(c, op, &f);                                                     \
+        NEXT(c, op);                                                                    \
+    }
+#define UNARY_ALL(name)                                                                 \
+    GEN_UNARY_FORMS(name, 8) GEN_UNARY_FORMS(name, 16) GEN_UNARY_FORMS(name, 32)        \
+    GEN_UNARY_FORMS(name, 64) ADDR_MODES(GEN_UNARY_MEM, name, 8)                        \
+    ADDR_MODES(GEN_UNARY_MEM, name, 16) ADDR_MODES(GEN_UNARY_MEM, name, 32)             \
+    ADDR_MODES(GEN_UNARY_MEM, name, 64)
 UNARY_ALL(inc)
 UNARY_ALL(dec)
 UNARY_ALL(neg)
@@ -188,8 +195,12 @@ UNARY_ALL(not)
 
 enum { U_INC, U_DEC, U_NEG, U_NOT, NUNARY };
 #define UROW(name, form) { op_##name##_##form##_8, op_##name##_##form##_16, op_##name##_##form##_32, op_##name##_##form##_64 }
-#define UFORMS(name) { UROW(name, r), UROW(name, m), UROW(name, lm) }
-static const cpu_handler unary[NUNARY][3][4] = { UFORMS(inc), UFORMS(dec), UFORMS(neg), UFORMS(not) };
+#define UFORMS(name) { UROW(name, r), UROW(name, lm) }
+static const cpu_handler unary[NUNARY][2][4] = { UFORMS(inc), UFORMS(dec), UFORMS(neg), UFORMS(not) };
+#define UMEMFORMS(name) { ADDR_MODES(AM_WIDTHS_ROW, op_##name##_m_) }
+static const cpu_handler unary_mem[NUNARY][AM_COUNT][4] = {
+    UMEMFORMS(inc), UMEMFORMS(dec), UMEMFORMS(neg), UMEMFORMS(not)
+};
 
 /* ------------------------------------------------------------ decoding */
 static bool dec_binary(struct decoder *d, unsigned which)
@@ -242,7 +253,7 @@ static bool dec_unary(struct decoder *d, unsigned which)
     }
     if (!dec_mem_op(d, 0))
         return false;
-    op->fn = unary[which][(op->flags & OPF_LOCK) ? 2 : 1][w];
+    op->fn = (op->flags & OPF_LOCK) ? unary[which][1][w] : unary_mem[which][dec_addr_mode(d)][w];
     return true;
 }
 

@@ -344,6 +344,29 @@ static void op_cmov_m(struct cpu *c, const struct op *op)
         NEXT(c, op);                                                                    \
     }
 CPU_CONDITIONS(GEN_CMOV_R)
+/* CMOVcc r, m of 32 and 64 bits: per condition and form of the operand
+ * (cpu/mem.h ADDR_MODES); the load happens (and may fault) either way. */
+#define GEN_CMOV_M(AM, sfx, cc)                                                         \
+    static void op_cmov_m32_##cc##_##sfx(struct cpu *c, const struct op *op)            \
+    {                                                                                   \
+        uint32_t v = ld32(am_ptr(c, op, AM));                                           \
+        set_gpr32(c, op->r1, cpu_cond(c, cc) ? v : GPR32(c, op->r1));                   \
+        NEXT(c, op);                                                                    \
+    }                                                                                   \
+    static void op_cmov_m64_##cc##_##sfx(struct cpu *c, const struct op *op)            \
+    {                                                                                   \
+        uint64_t v = ld64(am_ptr(c, op, AM));                                           \
+        if (cpu_cond(c, cc))                                                            \
+            set_gpr64(c, op->r1, v);                                                    \
+        NEXT(c, op);                                                                    \
+    }
+#define GEN_CMOV_M_FORMS(cc) ADDR_MODES(GEN_CMOV_M, cc)
+CPU_CONDITIONS(GEN_CMOV_M_FORMS)
+#define CMOV_M_ENTRY(AM, sfx, bits, cc) op_cmov_m##bits##_##cc##_##sfx,
+#define CMOV_M32_ROW(cc) { ADDR_MODES(CMOV_M_ENTRY, 32, cc) },
+#define CMOV_M64_ROW(cc) { ADDR_MODES(CMOV_M_ENTRY, 64, cc) },
+static const cpu_handler cmov_m_h[2][16][AM_COUNT] = { { CPU_CONDITIONS(CMOV_M32_ROW) },
+                                                       { CPU_CONDITIONS(CMOV_M64_ROW) } };
 #define CMOV_R32_ENTRY(cc) op_cmov_r32_##cc,
 #define CMOV_R64_ENTRY(cc) op_cmov_r64_##cc,
 static const cpu_handler cmov_r_h[2][16] = { { CPU_CONDITIONS(CMOV_R32_ENTRY) },
@@ -358,11 +381,18 @@ static const cpu_handler cmov_r_h[2][16] = { { CPU_CONDITIONS(CMOV_R32_ENTRY) },
 CPU_CONDITIONS(GEN_SETCC_R)
 #define SETCC_R_ENTRY(cc) op_setcc_r_##cc,
 static const cpu_handler setcc_r_h[16] = { CPU_CONDITIONS(SETCC_R_ENTRY) };
-static void op_setcc_m(struct cpu *c, const struct op *op)
-{
-    store8(c, op_ea(c, op), cpu_cond(c, op->x1));
-    NEXT(c, op);
-}
+/* SETcc m8: per condition and form of the operand. */
+#define GEN_SETCC_M(AM, sfx, cc)                                                        \
+    static void op_setcc_m_##cc##_##sfx(struct cpu *c, const struct op *op)             \
+    {                                                                                   \
+        st8(am_ptr(c, op, AM), cpu_cond(c, cc));                                        \
+        NEXT(c, op);                                                                    \
+    }
+#define GEN_SETCC_M_FORMS(cc) ADDR_MODES(GEN_SETCC_M, cc)
+CPU_CONDITIONS(GEN_SETCC_M_FORMS)
+#define SETCC_M_ENTRY(AM, sfx, cc) op_setcc_m_##cc##_##sfx,
+#define SETCC_M_ROW(cc) { ADDR_MODES(SETCC_M_ENTRY, cc) },
+static const cpu_handler setcc_m_h[16][AM_COUNT] = { CPU_CONDITIONS(SETCC_M_ROW) };
 
 /* ------------------------------------------------------------ sign extensions of rAX */
 static void op_cbw(struct cpu *c, const struct op *op) /* CBW / CWDE / CDQE */
@@ -644,8 +674,10 @@ bool dec_mov(struct decoder *d)
             op->fn = setcc_r_h[cc];
             return dec_reg_op(d, 0, &op->r1);
         }
-        op->fn = op_setcc_m;
-        return dec_mem_op(d, 0);
+        if (!dec_mem_op(d, 0))
+            return false;
+        op->fn = setcc_m_h[cc][dec_addr_mode(d)];
+        return true;
     }
     if (!dec_reg_op(d, 0, &op->r1))
         return false;
@@ -653,6 +685,9 @@ bool dec_mov(struct decoder *d)
         op->fn = op->size == 4 ? cmov_r_h[0][cc] : op->size == 8 ? cmov_r_h[1][cc] : op_cmov_r;
         return dec_reg_op(d, 1, &op->r2);
     }
-    op->fn = op_cmov_m;
-    return dec_mem_op(d, 1);
+    if (!dec_mem_op(d, 1))
+        return false;
+    op->fn = op->size == 4 ? cmov_m_h[0][cc][dec_addr_mode(d)]
+           : op->size == 8 ? cmov_m_h[1][cc][dec_addr_mode(d)] : op_cmov_m;
+    return true;
 }

@@ -12,6 +12,11 @@
  * the signal frame must show the instruction pointer of the first
  * instruction and the flags from before it.
  *
+ * The same forms for CMOVcc r, m, SETcc m8 and INC/DEC/NEG/NOT m (handlers
+ * per condition and form), and their faults: a load that faults whatever
+ * the condition, a store or read-modify-write to a read-only page (the
+ * memory, the register and the flags stay as they were).
+ *
  * Last, conditions read apart from their writer (a MOV in between, so no
  * pair): all 16 after CMP, SUB, TEST and AND of 8 and 16 bits, after
  * shifts (whose CF, AF and OF are kept apart from their result), and after
@@ -128,15 +133,17 @@ static uint64_t sum_of(const uint64_t *p)
 
 typedef void pair_fn(unsigned long *r, unsigned long b, unsigned long *t, unsigned long *fl);
 
-#define GEN_PAIR(F, M, W, T, L, R, RT)                                                  \
-    static void F##_##W##_##R(unsigned long *r, unsigned long b, unsigned long *t,      \
-                              unsigned long *fl)                                        \
+/* A case: r (rAX) and t in and out, b (rCX) the base, i (rDX) = 3 the
+ * index, s a source register; the flags after it. */
+#define GEN_CASE(fname, text)                                                           \
+    static void fname(unsigned long *r, unsigned long b, unsigned long *t, unsigned long *fl) \
     {                                                                                   \
-        asm volatile(T "\n\t" RT "\n\t" READ_FLAGS                                      \
+        asm volatile(text "\n\t" READ_FLAGS                                             \
                      : [r] "+a"(*r), [t] "+q"(*t), [fl] "=&r"(*fl)                      \
                      : [b] "c"(b), [i] "d"(3l), [s] "r"(0x77777777ul)                   \
                      : "memory", "cc");                                                 \
     }
+#define GEN_PAIR(F, M, W, T, L, R, RT) GEN_CASE(F##_##W##_##R, T "\n\t" RT)
 #define GEN_WRITER(F, M, W, T, L) READERS(GEN_PAIR, F, M, W, T, L)
 #define GEN_FORM(F, M, K) WRITERS(GEN_WRITER, F, M)
 FORMS(GEN_FORM)
@@ -154,6 +161,38 @@ struct pair_case {
 enum { FORMS(KIND_OF) };
 static const struct pair_case pairs[] = { FORMS(ROW_FORM) };
 
+/* Conditional moves and stores, read-modify-write: X(F, M, name, text,
+ * logical), after a CMP or TEST that sets the flags they read or keep. */
+#ifdef __x86_64__
+#define SINGLES_WIDE(X, F, M)                                                           \
+    X(F, M, cmovs_m64, "cmp %k[s], %k[r]\n\tcmovs " M ", %q[t]", 0)                    \
+    X(F, M, cmovae_m64, "cmp %q[s], %q[r]\n\tcmovae " M ", %q[t]", 0)                  \
+    X(F, M, incq_m, "cmp %k[s], %k[r]\n\tincq " M, 0)                                   \
+    X(F, M, negq_m, "negq " M, 0)
+#else
+#define SINGLES_WIDE(X, F, M)
+#endif
+#define SINGLES(X, F, M)                                                                \
+    X(F, M, cmovl_m32, "cmp %k[s], %k[r]\n\tcmovl " M ", %k[t]", 0)                    \
+    X(F, M, cmovnbe_m32, "cmp %k[s], %k[r]\n\tcmovnbe " M ", %k[t]", 0)                \
+    X(F, M, cmovp_m32, "cmp %k[s], %k[r]\n\tcmovp " M ", %k[t]", 0)                    \
+    X(F, M, cmove_m32, "test %k[r], %k[r]\n\tcmove " M ", %k[t]", 1)                   \
+    X(F, M, cmovo_m16, "cmp %k[s], %k[r]\n\tcmovo " M ", %w[t]", 0)                    \
+    X(F, M, setg_m, "cmp %k[s], %k[r]\n\tsetg " M, 0)                                  \
+    X(F, M, setbe_m, "cmp $0x40, %b[r]\n\tsetbe " M, 0)                                \
+    X(F, M, setnp_m, "cmp %k[s], %k[r]\n\tsetnp " M, 0)                                \
+    X(F, M, incb_m, "cmp %k[s], %k[r]\n\tincb " M, 0)                                   \
+    X(F, M, decw_m, "cmp %k[s], %k[r]\n\tdecw " M, 0)                                   \
+    X(F, M, negl_m, "negl " M, 0)                                                       \
+    X(F, M, notl_m, "cmp %k[s], %k[r]\n\tnotl " M, 0)                                   \
+    SINGLES_WIDE(X, F, M)
+#define GEN_SINGLE(F, M, W, T, L) GEN_CASE(F##_##W, T)
+#define GEN_SINGLES(F, M, K) SINGLES(GEN_SINGLE, F, M)
+FORMS(GEN_SINGLES)
+#define ROW_SINGLE(F, M, W, T, L) { #F " " #W, F##_##W, L, K_##F },
+#define ROW_SINGLES(F, M, K) SINGLES(ROW_SINGLE, F, M)
+static const struct pair_case singles[] = { FORMS(ROW_SINGLES) };
+
 static const uint32_t edge[] = { 0, 1, 0x7f, 0x80, 0xff, 0x7fff, 0x8000, 0xfffe,
                                  0x7fffffff, 0x80000000, 0xfffffffe, 0xffffffff, 0x12345678 };
 #define NEDGE (sizeof(edge) / sizeof(edge[0]))
@@ -169,10 +208,10 @@ static unsigned long base_for(enum base_kind k)
     }
 }
 
-static void pairs_over_edges(void)
+static void over_edges(const struct pair_case *cases, size_t count)
 {
-    for (size_t n = 0; n < sizeof(pairs) / sizeof(pairs[0]); n++) {
-        const struct pair_case *p = &pairs[n];
+    for (size_t n = 0; n < count; n++) {
+        const struct pair_case *p = &cases[n];
         uint64_t *buf = p->kind == B_LOW ? lowbuf : sbuf;
         unsigned long mask = p->logical ? ARITH & ~AF : ARITH;
         uint64_t sum = 0;
@@ -206,8 +245,9 @@ static void on_segv(int sig, siginfo_t *si, void *ctx)
     siglongjmp(back, 1);
 }
 
-/* ADD sets known flags, then the pair's load faults: the frame shows ADD's
- * flags and the pair's first instruction; the register is unchanged. */
+/* ADD sets known flags, then the pair's load (or the store) faults: the
+ * frame shows ADD's flags and the faulting instruction; the register and
+ * the memory are unchanged. */
 #define GEN_FAULT(name, text)                                                           \
     __attribute__((noinline)) static unsigned long name(unsigned long b, unsigned long a) \
     {                                                                                   \
@@ -220,21 +260,31 @@ static void on_segv(int sig, siginfo_t *si, void *ctx)
     }
 #ifdef __x86_64__
 #define FAULTS_WIDE(X)                                                                  \
-    X(f_addr32, "cmp 4(%k[b],%k[i],4), %k[r]\n\tjl 1f\n\tinc %[t]\n1:", B_LOW)           \
-    X(f_cmp_mi64, "cmpq $1, 8(%[b],%[i],8)\n\tcmovne %k[s], %k[t]", B_PLAIN)
+    X(f_addr32, "cmp 4(%k[b],%k[i],4), %k[r]\n\tjl 1f\n\tinc %[t]\n1:", B_LOW, 0)        \
+    X(f_cmp_mi64, "cmpq $1, 8(%[b],%[i],8)\n\tcmovne %k[s], %k[t]", B_PLAIN, 0)        \
+    X(f_cmovs_m64, "cmovs 8(%[b]), %q[r]", B_PLAIN, 0)                                  \
+    X(f_negq_ro_a32, "negq 4(%k[b],%k[i],4)", B_LOW, 1)
 #else
 #define FAULTS_WIDE(X)
 #endif
 #define FAULTS(X)                                                                       \
-    X(f_cmp_rm_base, "cmp 8(%[b]), %k[r]\n\tjl 1f\n\tinc %[t]\n1:", B_PLAIN)            \
-    X(f_cmp_mr_idx, "cmp %b[r], -4(%[b],%[i],4)\n\tjne 1f\n\tinc %[t]\n1:", B_PLAIN)    \
-    X(f_cmp_mi_idxonly, "cmpw $7, 2(,%[b],1)\n\tsetg %b[t]", B_PLAIN)                   \
-    X(f_test_mi_base, "testl $1, (%[b])\n\tcmovs %k[s], %k[t]", B_PLAIN)                \
-    X(f_sub_rm_idx, "sub (%[b],%[i],2), %k[r]\n\tjbe 1f\n\tinc %[t]\n1:", B_PLAIN)      \
-    X(f_add_rm_nf, "add 4(%[b]), %w[r]\n\tcmp $3, %w[r]\n\tsetb %b[t]", B_PLAIN)        \
-    X(f_seg, "cmp " SEG "4(%[b],%[i],2), %k[r]\n\tjg 1f\n\tinc %[t]\n1:", B_SEG)         \
+    X(f_cmp_rm_base, "cmp 8(%[b]), %k[r]\n\tjl 1f\n\tinc %[t]\n1:", B_PLAIN, 0)         \
+    X(f_cmp_mr_idx, "cmp %b[r], -4(%[b],%[i],4)\n\tjne 1f\n\tinc %[t]\n1:", B_PLAIN, 0) \
+    X(f_cmp_mi_idxonly, "cmpw $7, 2(,%[b],1)\n\tsetg %b[t]", B_PLAIN, 0)                \
+    X(f_test_mi_base, "testl $1, (%[b])\n\tcmovs %k[s], %k[t]", B_PLAIN, 0)             \
+    X(f_sub_rm_idx, "sub (%[b],%[i],2), %k[r]\n\tjbe 1f\n\tinc %[t]\n1:", B_PLAIN, 0)   \
+    X(f_add_rm_nf, "add 4(%[b]), %w[r]\n\tcmp $3, %w[r]\n\tsetb %b[t]", B_PLAIN, 0)     \
+    X(f_seg, "cmp " SEG "4(%[b],%[i],2), %k[r]\n\tjg 1f\n\tinc %[t]\n1:", B_SEG, 0)      \
+    X(f_cmovg_m_idx, "cmovg -4(%[b],%[i],4), %k[r]", B_PLAIN, 0)                        \
+    X(f_cmovl_m_seg, "cmovl " SEG "(%[b]), %k[r]", B_SEG, 0)                            \
+    X(f_setl_m_ro, "setl 4(%[b])", B_PLAIN, 1)                                          \
+    X(f_setne_m_ro_idx, "setne 1(%[b],%[i],1)", B_PLAIN, 1)                             \
+    X(f_incl_m_ro_seg, "incl " SEG "4(%[b],%[i],2)", B_SEG, 1)                          \
+    X(f_decb_m_ro, "decb 7(%[b])", B_PLAIN, 1)                                          \
+    X(f_notw_m_ro_idxonly, "notw 2(,%[b],1)", B_PLAIN, 1)                               \
+    X(f_incl_m_none, "incl 8(%[b],%[i],8)", B_PLAIN, 0)                                 \
     FAULTS_WIDE(X)
-#define GEN_FAULT_ROW(name, text, kind) GEN_FAULT(name, text)
+#define GEN_FAULT_ROW(name, text, kind, ro) GEN_FAULT(name, text)
 FAULTS(GEN_FAULT_ROW)
 
 static void faults(void)
@@ -243,11 +293,12 @@ static void faults(void)
         const char *name;
         unsigned long (*fn)(unsigned long, unsigned long);
         enum base_kind kind;
+        int ro; /* on the read-only page, else on the inaccessible one */
     } cases[] = {
-#define FAULT_ROW(name, text, kind) { #name, name, kind },
+#define FAULT_ROW(name, text, kind, ro) { #name, name, kind, ro },
         FAULTS(FAULT_ROW)
     };
-    char *page = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS
+    char *page = mmap(NULL, 2 * 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS
 #ifdef __x86_64__
                                                  | MAP_32BIT
 #endif
@@ -256,6 +307,7 @@ static void faults(void)
         printf("mmap failed\n");
         return;
     }
+    mprotect(page, 4096, PROT_NONE);
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
     sa.sa_sigaction = on_segv;
@@ -263,7 +315,7 @@ static void faults(void)
     sigaction(SIGSEGV, &sa, NULL);
     for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
         for (unsigned x = 0; x < NEDGE; x += 4) {
-            uintptr_t b = (uintptr_t)page + 64;
+            uintptr_t b = (uintptr_t)page + 64 + (cases[k].ro ? 4096 : 0);
             if (cases[k].kind == B_SEG)
                 b -= segbase;
 #ifdef __x86_64__
@@ -276,10 +328,12 @@ static void faults(void)
                 printf("%s: no fault (%#lx)\n", cases[k].name, v);
                 continue;
             }
-            printf("%s (%#x): ip +%lu flags %#lx at page+%lu\n", cases[k].name, edge[x],
-                   (unsigned long)(fault_ip - (uintptr_t)cases[k].fn),
+            printf("%s (%#x): ip +%lu flags %#lx at page+%lu, ro page %s\n", cases[k].name,
+                   edge[x], (unsigned long)(fault_ip - (uintptr_t)cases[k].fn),
                    (unsigned long)(fault_flags & ARITH),
-                   (unsigned long)(fault_addr - (uintptr_t)page));
+                   (unsigned long)(fault_addr - (uintptr_t)page),
+                   memchr(page + 4096, 0, 4096) == page + 4096 &&
+                           !memcmp(page + 4096, page + 4097, 4095) ? "zero" : "CHANGED");
         }
 #ifdef __x86_64__
     /* Beyond elfemu's guest space (canonical, unmapped): the bound check. */
@@ -292,7 +346,7 @@ static void faults(void)
     }
 #endif
     signal(SIGSEGV, SIG_DFL);
-    munmap(page, 4096);
+    munmap(page, 2 * 4096);
 }
 
 /* ------------------------------------------------------------ conditions apart */
@@ -374,7 +428,8 @@ int main(void)
     asm("mov %%gs:0, %0" : "=r"(segbase));
     lowbuf = sbuf;
 #endif
-    pairs_over_edges();
+    over_edges(pairs, sizeof(pairs) / sizeof(pairs[0]));
+    over_edges(singles, sizeof(singles) / sizeof(singles[0]));
     faults();
     conditions_apart();
     printf("memconds done\n");
