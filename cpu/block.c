@@ -432,6 +432,23 @@ static void mark_dead_flags(struct op *ops, const struct op_meta *meta, unsigned
     }
 }
 
+/* The most a block's end can be past the end of one of its instructions. */
+#define RIP_REBASE_MAX (BLOCK_MAX_OPS * 15)
+
+/* A block's ops run with c->rip at the block's end (cpu/cpu.h): a
+ * rip-relative operand's displacement, from the end of its instruction,
+ * becomes one from the end of the block (the decoder kept those that do
+ * not fit out of the block, decode_block()). */
+static void rebase_rip_relative(struct op *ops, unsigned n, uint64_t size)
+{
+    uint64_t end = 0; /* of ops[i], from the block's start */
+    for (unsigned i = 0; i < n; i++) {
+        end += ops[i].len;
+        if (ops[i].base == SLOT_RIP)
+            ops[i].disp -= (int32_t)(size - end);
+    }
+}
+
 static struct block *decode_block(struct cpu *c, uint64_t rip)
 {
     struct op ops[BLOCK_MAX_OPS];
@@ -447,6 +464,15 @@ static struct block *decode_block(struct cpu *c, uint64_t rip)
         unsigned len = cpu_decode_one(c, pc, c->mm->base + pc, avail, &ops[n], &ends, &meta[n]);
         if (len == 0)
             break; /* the instruction runs into unfetchable bytes */
+        if (UNLIKELY(ops[n].base == SLOT_RIP && ops[n].disp < INT32_MIN + RIP_REBASE_MAX)) {
+            /* Its displacement from the block's end might not fit: such an
+             * instruction ends the block before it, or is alone in one. */
+            if (n > 0) {
+                ends = false;
+                break;
+            }
+            ends = true;
+        }
         pc += len;
         n++;
         if (ends)
@@ -467,6 +493,7 @@ static struct block *decode_block(struct cpu *c, uint64_t rip)
         pair_block(ops, meta, n);
         sse_fuse_pairs(ops, n);
         stack_fuse_runs(ops, n);
+        rebase_rip_relative(ops, n, pc - rip);
         /* A block cut short has one more op: the sentinel its last NEXT
          * reaches (the last op of any other block has OPF_BRANCH; a fused
          * pair that ends a block ends with the Jcc's op).  One that ends

@@ -8,20 +8,36 @@
  * Register operands are stored in an op as byte offsets into struct cpu, so
  * AH..BH need no special case and a missing base or index register points
  * at the always-zero slot: an effective address is computed without
- * branches.  rip-relative operands use the rip slot with the instruction
- * length folded into the displacement.
+ * branches.  rip-relative operands use the rip slot (see "rip" below).
  *
- * Dispatch is threaded: every handler ends with NEXT(c, op), which
- * advances rip and tail-calls the next op's handler, so each handler has
- * its own indirect jump (far better predicted than one shared call site).
- * Only the ops that end a block (OPF_BRANCH: control transfers, syscalls,
+ * Dispatch is threaded: every handler ends with NEXT(c, op), which records
+ * the next op in c->cur and tail-calls its handler, so each handler has its
+ * own indirect jump (far better predicted than one shared call site).  Only
+ * the ops that end a block (OPF_BRANCH: control transfers, syscalls,
  * faults) set rip themselves and return to the dispatch loop; a block that
  * is cut short ends with a sentinel op whose handler just returns.
+ *
+ * rip inside a block: the dispatch loop sets c->rip to the block's end (the
+ * address after its last instruction) before it runs the block, and no op
+ * that goes on with NEXT touches it.  So the op that ends the block finds
+ * its own fall-through and return address in c->rip, rip-relative operands
+ * are addressed from the block's end (the decoder folds the distance into
+ * the displacement, cpu/block.c), and the address of the instruction
+ * running is recovered only when something looks at it: cpu_rip() walks
+ * from c->cur to the block's end.  Outside a block c->rip is exact, and
+ * c->cur is &cpu_op_exact (no length: cpu_rip() is c->rip) wherever a
+ * fault may happen (the dispatch loop resets it only on its slow paths:
+ * the next block sets it anyway).  A handler
+ * that needs its own address (a trap, a #DE's si_addr) calls cpu_rip();
+ * one that returns to the dispatch loop before the end of its block sets
+ * an exact rip with cpu_rip_set().  Hooked blocks and single steps run
+ * each instruction with c->rip at its own end (cpu/hook.c, cpu/exec.c).
  *
  * Handler contract (what makes faults precise): read memory first, then
  * write memory, then commit registers and flags, then NEXT.  A fault (host
  * SIGSEGV in the guest space, or cpu_fault()) longjmps out of the handler
- * with rip at the faulting instruction and no register changed. */
+ * with no register changed; the fault path sets rip to the faulting
+ * instruction from c->cur. */
 #ifndef CPU_CPU_H
 #define CPU_CPU_H
 
@@ -81,7 +97,8 @@ struct cpu {
     /* Hot state first: ops address these by byte offset (< 256). */
     uint64_t r[16];
     uint64_t zero;          /* always 0: the "no register" of an address */
-    uint64_t rip;
+    uint64_t rip;           /* inside a block: the block's end (see above) */
+    const struct op *cur;   /* the op running (stored by NEXT) */
     /* Lazy flags (cpu/flags.h): the last flag-setting operation. */
     uint64_t lf_res, lf_dst, lf_src, lf_aux;
     uint32_t lf_op;
@@ -190,7 +207,7 @@ typedef void (*cpu_handler)(struct cpu *c, const struct op *op);
 struct op {
     cpu_handler fn;
     int64_t imm;        /* immediate, branch target, or absolute moffs address */
-    int32_t disp;       /* displacement (rip-relative: includes the length) */
+    int32_t disp;       /* displacement (rip-relative: from c->rip, see above) */
     uint8_t len;        /* instruction length */
     uint8_t r1, r2;     /* register operands as byte offsets into struct cpu */
     uint8_t base, index;/* address registers as byte offsets (SLOT_ZERO: none) */
@@ -202,16 +219,32 @@ struct op {
 };
 _Static_assert(sizeof(struct op) == 32, "keep the decoded op at 32 bytes");
 
-/* The end of every handler that does not end its block: advance rip and
- * go on with the next op (a sibling call: a jump, not a nested frame; a
- * block holds at most BLOCK_MAX_OPS + 1 ops, which bounds the depth when
- * a build does not optimise it). */
+/* The end of every handler that does not end its block: go on with the
+ * next op (a sibling call: a jump, not a nested frame; a block holds at
+ * most BLOCK_MAX_OPS + 1 ops, which bounds the depth when a build does not
+ * optimise it).  Storing the op is all the rip bookkeeping an op costs. */
 #define NEXT(c, op)                                                                     \
     do {                                                                                \
-        (c)->rip += (op)->len;                                                          \
+        (c)->cur = (op) + 1;                                                            \
         (op)[1].fn((c), (op) + 1);                                                      \
         return;                                                                         \
     } while (0)
+
+/* c->cur outside a block: no length, so cpu_rip() is c->rip. */
+extern const struct op cpu_op_exact;
+
+/* The address of the instruction running (of the one about to run between
+ * blocks): c->rip less the lengths from c->cur to the end of its block.
+ * For the cold paths: faults, traps, unimplemented instructions. */
+uint64_t cpu_rip(const struct cpu *c);
+
+/* Make c->rip exact (rip: the address the guest is at now) for a handler
+ * that leaves its block before the end or traps after its instruction. */
+static inline void cpu_rip_set(struct cpu *c, uint64_t rip)
+{
+    c->rip = rip;
+    c->cur = &cpu_op_exact;
+}
 
 /* The sentinel that ends a block whose last instruction is no branch. */
 void op_block_end(struct cpu *c, const struct op *op);

@@ -57,9 +57,10 @@ bool dec_mem_op(const struct decoder *d, unsigned i)
     op->base = op->index = SLOT_ZERO;
     op->scale = 0;
     if (o->mem.base == ZYDIS_REGISTER_RIP || o->mem.base == ZYDIS_REGISTER_EIP) {
-        /* [rip + disp] is relative to the next instruction: fold the length in. */
+        /* [rip + disp] is relative to the next instruction, where c->rip is
+         * when the instruction runs alone (a single step, a hooked block);
+         * the block builder adds the distance to the block's end. */
         op->base = SLOT_RIP;
-        disp += d->in->length;
     } else if (o->mem.base != ZYDIS_REGISTER_NONE && !dec_gpr(d, o->mem.base, &op->base)) {
         return false;
     }

@@ -1,9 +1,10 @@
 /* The dispatch loop, and the ways a guest stops.
  *
  * The loop finds the block at rip (through the previous block's successor
- * links when they are current, else the hash), runs its ops back to back,
- * and counts instructions per block.  Everything that must stop the guest
- * mid-block (faults, unimplemented instructions) longjmps here. */
+ * links when they are current, else the hash), runs its ops back to back
+ * with c->rip at the block's end (cpu/cpu.h), and counts instructions per
+ * block.  Everything that must stop the guest mid-block (faults,
+ * unimplemented instructions) longjmps here, where rip is made exact. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,7 @@ void cpu_init(struct cpu *c, struct mm_space *mm, int bits)
     c->fcw = 0x37f;             /* Linux's initial x87 control word */
     c->ftag = 0xff;             /* all x87 registers empty */
     c->fault_trap = -1;
+    c->cur = &cpu_op_exact;
     /* The selectors Linux gives user processes (__USER_CS/__USER_DS). */
     c->sreg[SEG_CS] = bits == 64 ? 0x33 : 0x23;
     c->sreg[SEG_SS] = c->sreg[SEG_DS] = c->sreg[SEG_ES] = 0x2b;
@@ -56,6 +58,7 @@ struct cpu *cpu_clone(const struct cpu *parent)
     c->x87_live = false; /* its thread's host x87 is its own */
     c->cache = NULL;
     c->fault_jmp = NULL;
+    c->cur = &cpu_op_exact; /* the parent is in a syscall: its rip is exact */
     c->attention = 0;
     c->stop = CPU_RUNNING;
     c->icount = 0;
@@ -118,6 +121,7 @@ void cpu_unimplemented(struct cpu *c, const uint8_t *bytes, unsigned len, bool i
 
 static void log_op(struct cpu *c, const struct op *op, bool invalid)
 {
+    cpu_rip_set(c, cpu_rip(c)); /* the instruction's address, for the log and the fault */
     uint8_t bytes[15] = { 0 };
     unsigned n = op->len ? op->len : 1;
     if (mm_read(c->mm, c->rip, bytes, n) != 0)
@@ -137,10 +141,28 @@ void op_invalid(struct cpu *c, const struct op *op)
 
 static void step_one(struct cpu *c);
 
+/* The last op of a block cut short leaves c->rip at the block's end, which
+ * is where the guest goes on. */
 void op_block_end(struct cpu *c, const struct op *op)
 {
     (void)c;
     (void)op;
+}
+
+const struct op cpu_op_exact = { .fn = op_block_end, .base = SLOT_ZERO, .index = SLOT_ZERO };
+
+uint64_t cpu_rip(const struct cpu *c)
+{
+    /* The ops from c->cur to the end of its run: the block's last (a
+     * branch), or the one before the sentinel or (hooked blocks) before
+     * the next hook op, both of which have no length. */
+    uint64_t rip = c->rip;
+    for (const struct op *o = c->cur; o->len; o++) {
+        rip -= o->len;
+        if (o->flags & OPF_BRANCH)
+            break;
+    }
+    return rip;
 }
 
 /* Run body with guest faults routed back here: a guest access that faults
@@ -164,6 +186,8 @@ static void run_guarded(struct cpu *c, void (*body)(struct cpu *c))
             return;
         }
         mm_fault_disarm();
+        /* The faulting instruction's address, from the op that ran. */
+        cpu_rip_set(c, cpu_rip(c));
         /* A fault may have unwound a holder of the space's lock. */
         mm_lock_release_all(c->mm);
         /* The handler put the interrupted FPU state back (mm/fault.c); a
@@ -206,16 +230,20 @@ static void step_one(struct cpu *c)
         if (c->stop != CPU_RUNNING || c->rip != rip)
             return;
     }
-    struct op ops[2];
+    /* Not on the stack: a fault unwinds this frame before the fault path
+     * reads the op (c->cur). */
+    static __thread struct op ops[2];
     cpu_decode_single(c, &ops[0]);
     memset(&ops[1], 0, sizeof(ops[1]));
     ops[1].fn = op_block_end;
     bool hooked = cpu_hooks_enabled();
     if (UNLIKELY(hooked))
         cpu_hook_step(c, &ops[0]);
+    /* A block of one instruction: rip at its end while it runs. */
+    c->rip += ops[0].len;
+    c->cur = ops;
     ops[0].fn(c, ops);
-    if (c->bits == 32)
-        c->rip = (uint32_t)c->rip;
+    cpu_rip_set(c, c->bits == 32 ? (uint32_t)c->rip : c->rip);
     c->icount++;
     if (UNLIKELY(hooked))
         cpu_hook_flush(c); /* the step's writes, before it returns */
@@ -229,14 +257,23 @@ void cpu_step(struct cpu *c)
 
 static void run_blocks(struct cpu *c)
 {
-    struct block *prev = NULL;
-    while (c->stop == CPU_RUNNING) {
-        if (UNLIKELY(c->attention)) {
+    /* The thread's own cache: it stays while the thread runs. */
+    const struct cpu_cache_hot *hot = cache_hot(c);
+    /* The block that ran last; at first, and after code was dropped, one
+     * whose links are of no epoch (epochs start at 1). */
+    struct block none = { .succ_epoch = 0 };
+    struct block *prev = &none;
+    _Static_assert(CPU_RUNNING == 0, "one test for a stop and for attention");
+    for (;;) {
+        if (UNLIKELY(c->attention | (int)c->stop)) {
+            c->cur = &cpu_op_exact;
+            if (c->stop != CPU_RUNNING)
+                break;
             if (c->attention & CPU_ATTN_CODE) {
                 /* Code was invalidated (by any thread): drop it before
                  * looking up the next block; prev may be among the freed. */
                 cpu_cache_attend(c);
-                prev = NULL;
+                prev = &none;
             }
             if (c->attention & CPU_ATTN_SIGNAL) {
                 cpu_x87_release(c); /* a signal frame holds the x87 state */
@@ -249,26 +286,29 @@ static void run_blocks(struct cpu *c)
             if (c->stop != CPU_RUNNING)
                 break;
         }
-        uint64_t rip = c->rip, epoch = cache_hot(c)->epoch;
+        uint64_t rip = c->rip, epoch = hot->epoch;
         struct block *b;
-        if (prev && prev->succ_epoch == epoch && prev->succ_rip[0] == rip)
+        if (prev->succ_epoch == epoch && prev->succ_rip[0] == rip)
             b = prev->succ[0];
-        else if (prev && prev->succ_epoch == epoch && prev->succ_rip[1] == rip)
+        else if (prev->succ_epoch == epoch && prev->succ_rip[1] == rip)
             b = prev->succ[1];
         else {
+            c->cur = &cpu_op_exact; /* decoding may fault at rip */
             b = ras_block_lookup(c, rip);
-            if (prev) {
-                if (prev->succ_epoch != cache_hot(c)->epoch) {
-                    prev->succ_epoch = cache_hot(c)->epoch;
-                    prev->succ_rip[0] = prev->succ_rip[1] = ~0ull;
-                }
-                prev->succ[1] = prev->succ[0];
-                prev->succ_rip[1] = prev->succ_rip[0];
-                prev->succ[0] = b;
-                prev->succ_rip[0] = rip;
+            if (prev->succ_epoch != hot->epoch) {
+                prev->succ_epoch = hot->epoch;
+                prev->succ_rip[0] = prev->succ_rip[1] = ~0ull;
             }
+            prev->succ[1] = prev->succ[0];
+            prev->succ_rip[1] = prev->succ_rip[0];
+            prev->succ[0] = b;
+            prev->succ_rip[0] = rip;
         }
-        /* The ops chain into each other (NEXT); the block's last one returns. */
+        /* The ops chain into each other (NEXT); the block's last one returns
+         * with rip exact, c->cur left on an op of the block until the next
+         * one runs or a way that may fault above resets it. */
+        c->rip = rip + b->size;
+        c->cur = b->ops;
         b->ops[0].fn(c, b->ops);
         c->icount += b->nops;
         prev = b;

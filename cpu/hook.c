@@ -335,10 +335,15 @@ static void pre(struct cpu *c, const struct hook_insn *in)
     pend.c = c;
 }
 
+/* The hooks see rip at the instruction; the instruction runs alone, with
+ * rip at its end (cpu/cpu.h), its rip-relative operands decoded so. */
 static void op_hook_insn(struct cpu *c, const struct op *op)
 {
-    running.in = (const struct hook_insn *)(uintptr_t)op->imm;
-    pre(c, running.in);
+    const struct hook_insn *in = (const struct hook_insn *)(uintptr_t)op->imm;
+    running.in = in;
+    c->rip = in->addr;
+    pre(c, in);
+    c->rip = in->addr + in->len;
     NEXT(c, op);
 }
 
@@ -350,6 +355,7 @@ static void op_hook_block(struct cpu *c, const struct op *op)
     running.in = NULL;
     running.icount = c->icount;
     running.epoch = cache_hot(c)->epoch;
+    c->rip = b->start; /* the dispatch loop left it at the block's end */
     if (hook_ops->mem)
         flush(c);
     if (hook_ops->block)

@@ -1,6 +1,7 @@
 /* Control transfers: JMP, Jcc, CALL, RET, LOOP/LOOPE/LOOPNE, JCXZ/JECXZ/JRCXZ.
- * Every one of them ends its block.  ia32 targets and return addresses are
- * 32-bit; the stack slot is the guest's word. */
+ * Every one of them ends its block, so c->rip holds the address after it
+ * (cpu/cpu.h): the fall-through and the return address.  ia32 targets and
+ * return addresses are 32-bit; the stack slot is the guest's word. */
 #include "cpu/decode.h"
 #include "cpu/flags.h"
 #include "cpu/mem.h"
@@ -38,7 +39,8 @@ static void op_jmp_m(struct cpu *c, const struct op *op)
 #define GEN_JCC(cc)                                                                     \
     static void op_jcc_##cc(struct cpu *c, const struct op *op)                         \
     {                                                                                   \
-        c->rip = cpu_cond(c, cc) ? (uint64_t)op->imm : c->rip + op->len;                \
+        if (cpu_cond(c, cc))                                                            \
+            c->rip = (uint64_t)op->imm;                                                 \
     }
 CPU_CONDITIONS(GEN_JCC)
 #define JCC_ENTRY(cc) op_jcc_##cc,
@@ -50,13 +52,13 @@ static const cpu_handler jcc_h[16] = { CPU_CONDITIONS(JCC_ENTRY) };
     static void op_##name(struct cpu *c, const struct op *op)                           \
     {                                                                                   \
         uint64_t t = (target_expr);                                                     \
-        push_word(c, c->rip + op->len);                                                 \
+        push_word(c, c->rip);                                                 \
         c->rip = t;                                                                     \
     }                                                                                   \
     static void op_##name##_ras(struct cpu *c, const struct op *op)                     \
     {                                                                                   \
         uint64_t t = (target_expr);                                                     \
-        push_word(c, c->rip + op->len);                                                 \
+        push_word(c, c->rip);                                                 \
         ras_push(c, op);                                                                \
         c->rip = t;                                                                     \
     }
@@ -110,21 +112,25 @@ static inline uint64_t dec_count(struct cpu *c, const struct op *op)
 }
 static void op_loop(struct cpu *c, const struct op *op)
 {
-    c->rip = dec_count(c, op) ? (uint64_t)op->imm : c->rip + op->len;
+    if (dec_count(c, op))
+        c->rip = (uint64_t)op->imm;
 }
 static void op_loope(struct cpu *c, const struct op *op)
 {
     bool zf = cpu_cond(c, 4);
-    c->rip = (dec_count(c, op) && zf) ? (uint64_t)op->imm : c->rip + op->len;
+    if (dec_count(c, op) && zf)
+        c->rip = (uint64_t)op->imm;
 }
 static void op_loopne(struct cpu *c, const struct op *op)
 {
     bool nz = cpu_cond(c, 5);
-    c->rip = (dec_count(c, op) && nz) ? (uint64_t)op->imm : c->rip + op->len;
+    if (dec_count(c, op) && nz)
+        c->rip = (uint64_t)op->imm;
 }
 static void op_jrcxz(struct cpu *c, const struct op *op)
 {
-    c->rip = count_reg(c, op) == 0 ? (uint64_t)op->imm : c->rip + op->len;
+    if (count_reg(c, op) == 0)
+        c->rip = (uint64_t)op->imm;
 }
 
 /* rel/reg/mem target forms of JMP and CALL. */

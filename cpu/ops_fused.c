@@ -191,25 +191,24 @@ static inline __attribute__((always_inline)) bool cond_any(unsigned kind, unsign
 static inline bool reads_cf(unsigned cc) { return (cc >> 1) == 1 || (cc >> 1) == 3; }
 
 /* Jcc and SETcc r8: one handler per condition class, so that the condition
- * folds to one comparison.  The second instruction's length and a Jcc's
- * target are those of the op that follows; SETcc's register is in x2.
- * Every handler exists once per form am of the memory operand (cpu/mem.h
- * ADDR_MODES; sfx names it), the register forms once (AM_ANY, sfx reg). */
+ * folds to one comparison.  A Jcc's target is in the op that follows (its
+ * fall-through is c->rip: the Jcc ends the block); SETcc's register is in
+ * x2, and the pair goes on after the op that follows. */
 #define GEN_CLASS(kind, form, am, sfx, w, cls)                                          \
     static void fj_##kind##_##form##_##w##_##cls##_##sfx(struct cpu *c, const struct op *op) \
     {                                                                                   \
         struct half h;                                                                  \
         first_half(c, op, kind, form, am, w, reads_cf(cls << 1), &h);                   \
         bool t = cond_class(kind, w, cls, &h) != (op->x1 & 1);                          \
-        c->rip = t ? (uint64_t)op[1].imm : c->rip + op->len + op[1].len;                \
+        if (t)                                                                          \
+            c->rip = (uint64_t)op[1].imm;                                               \
     }                                                                                   \
     static void fs_##kind##_##form##_##w##_##cls##_##sfx(struct cpu *c, const struct op *op) \
     {                                                                                   \
         struct half h;                                                                  \
         first_half(c, op, kind, form, am, w, reads_cf(cls << 1), &h);                   \
         set_gpr8(c, op->x2, cond_class(kind, w, cls, &h) != (op->x1 & 1));              \
-        c->rip += op->len + op[1].len;                                                  \
-        op[2].fn(c, op + 2);                                                            \
+        NEXT(c, op + 1);                                                                \
     }
 /* CMOVcc r,r: the condition in x1, the destination in x2, the source in
  * x3, the size in size. */
@@ -223,8 +222,7 @@ static inline bool reads_cf(unsigned cc) { return (cc >> 1) == 1 || (cc >> 1) ==
             set_reg_n(c, op->x2, op->size, v);                                          \
         else if (op->size == 4)                                                         \
             set_gpr32(c, op->x2, GPR32(c, op->x2)); /* a 32-bit CMOV always zero-extends */ \
-        c->rip += op->len + op[1].len;                                                  \
-        op[2].fn(c, op + 2);                                                            \
+        NEXT(c, op + 1);                                                                \
     }
 #define GEN_FUSED(kind, form, am, sfx, w)                                               \
     GEN_CLASS(kind, form, am, sfx, w, 0) GEN_CLASS(kind, form, am, sfx, w, 1)           \
@@ -261,7 +259,8 @@ FUSED_MEM_FORMS(GEN_MEM_WIDTHS)
         bool cf = (v >> n) & 1;                                                         \
         if (!(op->flags & OPF_NOFLAGS))                                                 \
             cpu_set_arith(c, cf, FL_CF);                                                \
-        c->rip = cf != (op->x1 & 1) ? (uint64_t)op[1].imm : c->rip + op->len + op[1].len; \
+        if (cf != (op->x1 & 1))                                                         \
+            c->rip = (uint64_t)op[1].imm;                                               \
     }
 GEN_BT_JCC(F_RR, 1) GEN_BT_JCC(F_RR, 2) GEN_BT_JCC(F_RR, 3)
 GEN_BT_JCC(F_RI, 1) GEN_BT_JCC(F_RI, 2) GEN_BT_JCC(F_RI, 3)

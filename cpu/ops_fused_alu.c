@@ -125,14 +125,13 @@ static inline __attribute__((always_inline)) uint64_t half(struct cpu *c, const 
 }
 
 /* The pair: both halves, then the op after the second (the second op
- * stays in the block with its own handler, for nothing but its length). */
+ * stays in the block with its own handler, for its length: cpu_rip()). */
 #define GEN_PAIR(second, first, w64)                                                    \
     static void pr_##first##_##second##_##w64(struct cpu *c, const struct op *op)       \
     {                                                                                   \
         struct link l = { op->r1, half(c, NULL, op, PK_##first, w64) };                  \
         half(c, &l, op + 1, PK_##second, w64);                                          \
-        c->rip += op->len + op[1].len;                                                  \
-        op[2].fn(c, op + 2);                                                            \
+        NEXT(c, op + 1);                                                                \
     }
 #define GEN_ROW(first, w64) PAIR_SECOND(GEN_PAIR, first, w64)
 PAIR_FIRST(GEN_ROW, 0)

@@ -129,7 +129,7 @@ static void op_aam(struct cpu *c, const struct op *op)
 {
     unsigned base = (unsigned)op->imm & 0xff, al = c->r[R_AX] & 0xff;
     if (base == 0)
-        cpu_fault(c, SIGFPE, FPE_INTDIV_CODE, c->rip);
+        cpu_fault(c, SIGFPE, FPE_INTDIV_CODE, cpu_rip(c));
     unsigned r = al % base;
     cpu_set_arith(c, szp8(r), FL_ARITH);
     set_gpr16(c, SLOT_GPR(R_AX), (al / base) << 8 | r);
@@ -196,7 +196,7 @@ static void op_bound(struct cpu *c, const struct op *op)
 static void op_into(struct cpu *c, const struct op *op)
 {
     if (cpu_flags(c) & FL_OF) {
-        c->rip += op->len;
+        cpu_rip_set(c, cpu_rip(c) + op->len);
         cpu_fault_trap(c, SIGSEGV, SI_KERNEL_CODE, 0, 4 /* #OF */);
     }
     NEXT(c, op);

@@ -18,7 +18,7 @@ void mmx_fault_pending(struct cpu *c, unsigned err)
 {
     int code = (err & 0x01) ? FPE_FLTINV : (err & 0x04) ? FPE_FLTDIV : (err & 0x08) ? FPE_FLTOVF
              : (err & 0x12) ? FPE_FLTUND : FPE_FLTRES;
-    cpu_fault(c, SIGFPE, code, c->rip);
+    cpu_fault(c, SIGFPE, code, cpu_rip(c));
 }
 
 #define MM(i) (*mmx_reg(c, i))

@@ -41,7 +41,7 @@ static inline void div_flags(struct cpu *c)
 
 __attribute__((noreturn, cold)) static void divide_error(struct cpu *c)
 {
-    cpu_fault(c, SIGFPE, FPE_INTDIV_CODE, c->rip);
+    cpu_fault(c, SIGFPE, FPE_INTDIV_CODE, cpu_rip(c));
 }
 
 /* ------------------------------------------------------------ one operand

@@ -101,7 +101,7 @@ GEN_COMI(ucomisd, Q)
  * first one's memory operand, read before anything is written); else the
  * first instruction's own handler runs and the second's follows as usual.
  * The pair keeps both ops: the block's instruction count and the second
- * instruction's op are unchanged, and rip passes both. */
+ * instruction's op are unchanged, and the run goes on after the second. */
 /* A fused handler passes its result on, in a host register, down a chain
  * of further scalar-double instructions (register forms) each reading the
  * one before's destination: x3 of the op that produced the value is 1 when
@@ -113,7 +113,7 @@ typedef void (*sd_next_fn)(struct cpu *c, const struct op *op, __m128 prev);
 #define SD_PASS(c, ob, d)                                                               \
     do {                                                                                \
         if ((ob)->x3) {                                                                 \
-            (c)->rip += (ob)->len;                                                      \
+            (c)->cur = (ob) + 1;                                                        \
             ((sd_next_fn)(intptr_t)(ob)[1].imm)((c), (ob) + 1, (d));                    \
             return;                                                                     \
         }                                                                               \
@@ -142,7 +142,6 @@ typedef void (*sd_next_fn)(struct cpu *c, const struct op *op, __m128 prev);
         __m128 d = FZ_D_##V(c, ob, a), t = FZ_S_##V(c, ob, a);                          \
         k_##B(&d, t);                                                                   \
         XMM(c, ob->x1) = d;                                                             \
-        c->rip += op->len;                                                              \
         SD_PASS(c, ob, d);                                                              \
     }
 #define FZ_KINDS(X, ...) X(__VA_ARGS__, addsd) X(__VA_ARGS__, subsd) X(__VA_ARGS__, mulsd) \
@@ -226,7 +225,7 @@ static unsigned sd_chain(struct op *ops, unsigned j, unsigned n)
  * instruction.  Only while the guest's MXCSR is live, as the pairs above;
  * else the first instruction's own work is done and the next op's handler
  * runs.  The arithmetic's memory operand is read after the instructions
- * before it are committed and rip is at it, so a fault there is the one
+ * before it are committed and c->cur is at it, so a fault there is the one
  * the guest would see. */
 #define CV_RUN(c, oc, B, init)                                                          \
     ({                                                                                  \
@@ -237,7 +236,8 @@ static unsigned sd_chain(struct op *ops, unsigned j, unsigned n)
     })
 /* The head of a handler: Z, zeroing at op and the conversion at op + 1;
  * C, the conversion at op.  It converts into a (committed), and leaves oc
- * pointing at the conversion's op and rip at it. */
+ * pointing at the conversion's op, and c->cur at it (cpu/cpu.h: a fault
+ * is then at it). */
 #define CV_HEAD_Z(c, op, B)                                                             \
     if (UNLIKELY(!c->mxcsr_live)) {                                                     \
         XMM(c, op->x1) = _mm_setzero_ps();                                              \
@@ -246,7 +246,7 @@ static unsigned sd_chain(struct op *ops, unsigned j, unsigned n)
     const struct op *oc = op + 1;                                                       \
     __m128 a = CV_RUN(c, oc, B, _mm_setzero_ps());                                      \
     XMM(c, op->x1) = a;                                                                 \
-    c->rip += op->len;
+    c->cur = oc;
 #define CV_HEAD_C(c, op, B)                                                             \
     if (UNLIKELY(!c->mxcsr_live)) {                                                     \
         sse_cvtsi2sd_r[B == 64](c, op);                                                 \
@@ -279,8 +279,8 @@ static void op_zc_64(struct cpu *c, const struct op *op)
     static void op_cv##H##_##B##_##K##_##F##_##V(struct cpu *c, const struct op *op)    \
     {                                                                                   \
         CV_HEAD_##H(c, op, B)                                                           \
-        c->rip += oc->len;                                                              \
         const struct op *ob = oc + 1;                                                   \
+        c->cur = ob; /* a fault reading its operand is at it */                         \
         __m128 t = CV_S_##F##_##V(c, ob, a), d = CV_D_##V(c, ob, a);                    \
         k_##K(&d, t);                                                                   \
         XMM(c, ob->x1) = d;                                                             \

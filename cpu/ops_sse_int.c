@@ -26,7 +26,7 @@ typedef void (*xi_next_fn)(struct cpu *c, const struct op *op, __m128i prev);
         if ((op)->x3) {                                                                 \
             __m128i v_;                                                                 \
             memcpy(&v_, &(r), 16);                                                      \
-            (c)->rip += (op)->len;                                                      \
+            (c)->cur = (op) + 1;                                                        \
             ((xi_next_fn)(intptr_t)(op)[1].imm)((c), (op) + 1, v_);                     \
             return;                                                                     \
         }                                                                               \

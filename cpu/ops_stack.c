@@ -154,7 +154,7 @@ static inline bool one_page(uint64_t a, uint64_t b)
     return ((a ^ b) & ~(uint64_t)(MM_PAGE_SIZE - 1)) == 0;
 }
 
-/* op->x1: the number of ops in the run; op->imm: their total length. */
+/* op->x1: the number of ops in the run. */
 static void op_push_run64(struct cpu *c, const struct op *op)
 {
     unsigned n = op->x1;
@@ -167,8 +167,7 @@ static void op_push_run64(struct cpu *c, const struct op *op)
     for (unsigned i = 0; i < n; i++)
         st64(p - 8 * (i + 1), GPR64(c, op[i].r1));
     c->r[R_SP] = sp - 8 * n;
-    c->rip += (uint64_t)op->imm;
-    op[n].fn(c, op + n);
+    NEXT(c, op + n - 1);
 }
 static void op_pop_run64(struct cpu *c, const struct op *op)
 {
@@ -182,8 +181,7 @@ static void op_pop_run64(struct cpu *c, const struct op *op)
     for (unsigned i = 0; i < n; i++)
         c->r[op[i].r1 / 8] = ld64(p + 8 * i);
     c->r[R_SP] = sp + 8 * n;
-    c->rip += (uint64_t)op->imm;
-    op[n].fn(c, op + n);
+    NEXT(c, op + n - 1);
 }
 /* ia32: esp wraps at 4 GiB like the plain handlers' (push32/pop32). */
 static void op_push_run32(struct cpu *c, const struct op *op)
@@ -197,8 +195,7 @@ static void op_push_run32(struct cpu *c, const struct op *op)
     for (unsigned i = 0; i < n; i++)
         st32(c->mem + (uint32_t)(sp - 4 * (i + 1)), GPR32(c, op[i].r1));
     set_gpr32(c, SLOT_GPR(R_SP), sp - 4 * n);
-    c->rip += (uint64_t)op->imm;
-    op[n].fn(c, op + n);
+    NEXT(c, op + n - 1);
 }
 static void op_pop_run32(struct cpu *c, const struct op *op)
 {
@@ -211,8 +208,7 @@ static void op_pop_run32(struct cpu *c, const struct op *op)
     for (unsigned i = 0; i < n; i++)
         set_gpr32(c, op[i].r1, ld32(c->mem + (uint32_t)(sp + 4 * i)));
     set_gpr32(c, SLOT_GPR(R_SP), sp + 4 * n);
-    c->rip += (uint64_t)op->imm;
-    op[n].fn(c, op + n);
+    NEXT(c, op + n - 1);
 }
 
 void stack_fuse_runs(struct op *ops, unsigned n)
@@ -226,16 +222,12 @@ void stack_fuse_runs(struct op *ops, unsigned n)
         if (kind == 4)
             continue;
         unsigned k = 0;
-        uint64_t len = 0;
         while (i + k < n && k < 255 && ops[i + k].fn == single[kind] &&
-               ops[i + k].r1 != SLOT_GPR(R_SP) && !(ops[i + k].flags & OPF_BRANCH)) {
-            len += ops[i + k].len;
+               ops[i + k].r1 != SLOT_GPR(R_SP) && !(ops[i + k].flags & OPF_BRANCH))
             k++;
-        }
         if (k >= 2) {
             ops[i].fn = run[kind];
             ops[i].x1 = (uint8_t)k;
-            ops[i].imm = (int64_t)len;
         }
         i += k ? k - 1 : 0;
     }

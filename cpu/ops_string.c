@@ -148,8 +148,7 @@ static void rep_leave(struct cpu *c, const struct op *op, bool done)
             break;
     }
     c->icount -= skipped;
-    if (done)
-        c->rip += op->len;
+    cpu_rip_set(c, cpu_rip(c) + (done ? op->len : 0));
 }
 
 /* After a REP MOVS/STOS ran to r (BULK_DONE or BULK_STOPPED): true when it

@@ -10,16 +10,26 @@
 #include "cpu/mem.h"
 #include "cpu/x87_host.h"
 
+/* A host signal queued for the guest: true with rip back at the system
+ * call instruction, for the run loop to deliver it first. */
+static bool at_signal(struct cpu *c)
+{
+    if (LIKELY(!(c->attention & CPU_ATTN_SIGNAL)))
+        return false;
+    cpu_rip_set(c, cpu_rip(c));
+    return true;
+}
+
 /* SYSCALL: rcx <- next rip, r11 <- rflags (SDM vol. 2B, SYSCALL); the
  * kernel returns with both clobbered that way.  A host signal queued for
  * the guest since the block began is delivered first (the run loop does it
- * when this returns with rip unchanged), so that no blocking call starts
+ * when this returns with rip at the instruction), so that no blocking call starts
  * with a signal waiting; the call runs when the handler returns. */
 static void op_syscall(struct cpu *c, const struct op *op)
 {
-    if (UNLIKELY(c->attention & CPU_ATTN_SIGNAL))
+    if (at_signal(c))
         return;
-    c->rip += op->len;
+    cpu_rip_set(c, cpu_rip(c) + op->len);
     c->r[R_CX] = c->rip;
     c->r[R_11] = cpu_flags(c);
     cpu_x87_release(c); /* the call runs on the host's own x87 */
@@ -29,9 +39,9 @@ static void op_syscall(struct cpu *c, const struct op *op)
 /* INT $0x80: the ia32 system call (a queued signal first, as SYSCALL). */
 static void op_int80(struct cpu *c, const struct op *op)
 {
-    if (UNLIKELY(c->attention & CPU_ATTN_SIGNAL))
+    if (at_signal(c))
         return;
-    c->rip += op->len;
+    cpu_rip_set(c, cpu_rip(c) + op->len);
     cpu_x87_release(c); /* the call runs on the host's own x87 */
     sys_dispatch_32(c);
 }
@@ -47,11 +57,11 @@ static void op_int80(struct cpu *c, const struct op *op)
  * pops the guest's own ebp). */
 static void op_sysenter(struct cpu *c, const struct op *op)
 {
-    if (UNLIKELY(c->attention & CPU_ATTN_SIGNAL))
+    if (at_signal(c))
         return;
     uint32_t esp = (uint32_t)c->r[R_SP];
     c->r[R_BP] = load32(c, esp);
-    c->rip += op->len;
+    cpu_rip_set(c, cpu_rip(c) + op->len);
     if (load8(c, c->rip) == 0xcd && load8(c, c->rip + 1) == 0x80)
         c->rip += 2;
     cpu_x87_release(c); /* the call runs on the host's own x87 */
@@ -61,13 +71,13 @@ static void op_sysenter(struct cpu *c, const struct op *op)
 /* #UD: SIGILL at the instruction. */
 static void op_ud(struct cpu *c, const struct op *op)
 {
-    cpu_fault(c, SIGILL, 2 /* ILL_ILLOPN */, c->rip);
+    cpu_fault(c, SIGILL, 2 /* ILL_ILLOPN */, cpu_rip(c));
 }
 
 /* INT3: SIGTRAP reported after the instruction (si_code SI_KERNEL). */
 static void op_int3(struct cpu *c, const struct op *op)
 {
-    c->rip += op->len;
+    cpu_rip_set(c, cpu_rip(c) + op->len);
     cpu_fault(c, SIGTRAP, 0x80, 0);
 }
 

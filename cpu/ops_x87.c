@@ -22,7 +22,7 @@ void x87_raise_pending(struct cpu *c)
     int code = (err & FSW_IE) ? 7 /* FPE_FLTINV */ : (err & FSW_ZE) ? 3 /* FPE_FLTDIV */
              : (err & FSW_OE) ? 4 /* FPE_FLTOVF */ : (err & (FSW_DE | FSW_UE)) ? 5 /* FPE_FLTUND */
              : 6 /* FPE_FLTRES */;
-    cpu_fault(c, SIGFPE, code, c->rip);
+    cpu_fault(c, SIGFPE, code, cpu_rip(c));
 }
 
 /* ------------------------------------------------------------ live state */

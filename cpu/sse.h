@@ -122,7 +122,7 @@ static inline void sse_commit_flags(struct cpu *c, uint32_t raised)
         int code = (err & 0x01) ? 7 /* FPE_FLTINV */ : (err & 0x04) ? 3 /* FPE_FLTDIV */
                  : (err & 0x08) ? 4 /* FPE_FLTOVF */ : (err & 0x12) ? 5 /* FPE_FLTUND */
                  : 6 /* FPE_FLTRES */;
-        cpu_fault(c, SIGFPE, code, c->rip);
+        cpu_fault(c, SIGFPE, code, cpu_rip(c));
     }
     c->mxcsr |= raised;
 }
