@@ -30,7 +30,11 @@
  * the next block sets it anyway).  A handler
  * that needs its own address (a trap, a #DE's si_addr) calls cpu_rip();
  * one that returns to the dispatch loop before the end of its block sets
- * an exact rip with cpu_rip_set().  Hooked blocks and single steps run
+ * an exact rip with cpu_rip_set().  A handler that runs several ops as one
+ * (fused pairs, PUSH/POP runs, chains) never adds lengths to rip: it goes
+ * on with NEXT from the last op it did, and points c->cur at a later op of
+ * its own before it reads that op's memory operand (a fault is then
+ * there).  Hooked blocks and single steps run
  * each instruction with c->rip at its own end (cpu/hook.c, cpu/exec.c).
  *
  * Handler contract (what makes faults precise): read memory first, then
