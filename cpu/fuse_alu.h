@@ -11,16 +11,24 @@
  * so no state between the two is ever observable.  The second op stays in
  * the block (a jump to it starts a block of its own).  Pairs are formed
  * after the compare-and-branch pairs of cpu/fuse.h, from the instructions
- * those left alone, and never when hooks are on or when single-stepping. */
+ * those left alone, and never when hooks are on or when single-stepping.
+ *
+ * The same pass pairs a register operation with a MOV load or store next
+ * to it, or two such MOVs (cpu/ops_fused_mem.c): there the memory half
+ * may fault, and the pair keeps the fault precise as two handlers would:
+ * c->cur points at the MOV before its access, and nothing of the second
+ * instruction is done before its access succeeded. */
 #ifndef CPU_FUSE_ALU_H
 #define CPU_FUSE_ALU_H
 
 #include "cpu/cpu.h"
 
-/* What an instruction can be in a register pair. */
+/* What an instruction can be in a register pair, or in a pair with a
+ * memory half (cpu/ops_fused_mem.c). */
 struct pair_meta {
-    uint8_t kind;       /* enum in cpu/ops_fused_alu.c; PK_NONE (0): not pairable */
+    uint8_t kind;       /* enum in cpu/pair_half.h; PK_NONE (0): not pairable */
     bool w64;           /* 64-bit, else 32-bit */
+    uint8_t am;         /* a memory kind's address form (cpu/mem.h) */
     cpu_handler fn;     /* its handler as decoded (a later pass may replace it) */
 };
 
@@ -33,5 +41,9 @@ void pair_describe(const struct decoder *d, struct pair_meta *p);
 /* Give the pairs of a decoded block of n ops their fused handlers (after
  * fuse_block(), whose pairs are left as they are); returns how many. */
 unsigned pair_block(struct op *ops, const struct op_meta *meta, unsigned n);
+
+/* The handler of the pair a, b when one of them (or both) is a memory
+ * kind (cpu/ops_fused_mem.c), NULL when that pair has none. */
+cpu_handler mem_pair_handler(const struct pair_meta *a, const struct pair_meta *b);
 
 #endif

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "edge_values.h"
+
 #define ARITH 0x8d5ul /* CF PF AF ZF SF OF */
 #define AF 0x10ul
 #define OF 0x800ul
@@ -102,13 +104,6 @@ static const struct pair_case cases32[] = { FIRST(FIRST_GEN, "k", ROW32) };
 FIRST(FIRST_GEN, "q", GEN64)
 static const struct pair_case cases64[] = { FIRST(FIRST_GEN, "q", ROW64) };
 #endif
-
-static const unsigned long long edge[] = {
-    0, 1, 2, 0x7f, 0x80, 0xff, 0x7fff, 0x8000, 0x7fffffff, 0x80000000, 0xfffffffe,
-    0xffffffff, 0x12345678, 0x8000000000000000ull, 0x7fffffffffffffffull,
-    0xffffffffffffffffull, 0x0123456789abcdefull,
-};
-#define NEDGE (sizeof(edge) / sizeof(edge[0]))
 
 static void run(const struct pair_case *cases, size_t n)
 {

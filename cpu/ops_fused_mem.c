@@ -1,0 +1,113 @@
+/* Fused pairs with a memory half (see cpu/fuse_alu.h): MOV r, [m] or
+ * MOV [m], r next to a register operation of the same width, or two such
+ * MOVs, as one handler.  32-bit code keeps much of its state on the stack
+ * (sha256's rounds compiled for ia32 are a third loads and stores), so
+ * most of its register operations sit next to a MOV.
+ *
+ * The halves are the register pairs' (cpu/pair_half.h) and the two MOVs
+ * below, in the memory forms the profiles show hot (MEM_PAIR_FORMS): a
+ * handler costs little more than the two it replaces less one dispatch
+ * only when its address form is a constant.
+ *
+ * Precise faults: the first half runs with c->cur at its own op (NEXT
+ * put it there); a memory second half points c->cur at its op before its
+ * access, after the first half committed everything, so a fault there
+ * finds the first instruction done and the second not begun, as it would
+ * between two handlers. */
+#include "cpu/block.h"
+#include "cpu/fuse_alu.h"
+#include "cpu/pair_half.h"
+
+/* The host address of op's memory operand for a half that may fault: the
+ * second of a pair first points c->cur at its op.  The empty asm takes
+ * the address as made from c->cur: the compiler can neither drop that
+ * store (NEXT stores c->cur again) nor move the access above it. */
+static inline __attribute__((always_inline)) void *mem_at(struct cpu *c, const struct op *op,
+                                                          unsigned am, bool second)
+{
+    if (second)
+        c->cur = op;
+    void *p = am_ptr(c, op, am);
+    if (second)
+        __asm__ volatile("" : "+r"(p) : "m"(c->cur));
+    return p;
+}
+
+/* One half of a pair (second: the pair's second), memory kinds included;
+ * returns the 64 bits of the register it wrote (a store writes none: 0,
+ * the value of SLOT_ZERO, which is where link_reg() points the link).  The
+ * memory halves read their registers from struct cpu: the link would cost
+ * a compare per register, more than it saves where the value is not
+ * needed at once. */
+static inline __attribute__((always_inline)) uint64_t mhalf(struct cpu *c, const struct link *l,
+                                                            const struct op *op, unsigned kind,
+                                                            unsigned am, unsigned w64, bool second)
+{
+    if (kind == PK_LD) {
+        const void *p = mem_at(c, op, am, second);
+        return wr(c, op->r1, w64, w64 ? ld64(p) : ld32(p));
+    }
+    if (kind == PK_ST) {
+        void *p = mem_at(c, op, am, second);
+        if (w64)
+            st64(p, GPR64(c, op->r2));
+        else
+            st32(p, GPR32(c, op->r2));
+        return 0;
+    }
+    return half(c, l, op, kind, w64);
+}
+
+/* The register a half of this kind writes (see mhalf). */
+#define link_reg(op, kind) ((kind) == PK_ST ? SLOT_ZERO : (op)->r1)
+
+#define GEN_MPAIR(second, first, am, sfx, w64)                                          \
+    static void mp_##first##_##second##_##sfx##_##w64(struct cpu *c, const struct op *op) \
+    {                                                                                   \
+        struct link l = { link_reg(op, PK_##first), mhalf(c, NULL, op, PK_##first, am, w64, false) }; \
+        mhalf(c, &l, op + 1, PK_##second, am, w64, true);                               \
+        NEXT(c, op + 1);                                                                \
+    }
+/* The memory kinds, twice (as PAIR_FIRST and PAIR_SECOND). */
+#define MEM_FIRST(X, ...) X(LD, __VA_ARGS__) X(ST, __VA_ARGS__)
+#define MEM_SECOND(X, ...) X(LD, __VA_ARGS__) X(ST, __VA_ARGS__)
+/* Every pair of a memory kind and a register or memory kind, and of a
+ * register kind and a memory kind. */
+#define GEN_MEM_FIRST(first, am, sfx, w64)                                              \
+    PAIR_SECOND(GEN_MPAIR, first, am, sfx, w64) MEM_SECOND(GEN_MPAIR, first, am, sfx, w64)
+#define GEN_REG_FIRST(first, am, sfx, w64) MEM_SECOND(GEN_MPAIR, first, am, sfx, w64)
+#define GEN_FORM(am, sfx, w64)                                                          \
+    MEM_FIRST(GEN_MEM_FIRST, am, sfx, w64) PAIR_FIRST(GEN_REG_FIRST, am, sfx, w64)
+
+/* The forms: ia32 code's [base + disp] (its locals on the stack), whose
+ * operations are 32-bit. */
+#define MEM_PAIR_FORMS(X) X(AM_B32, b32, 0)
+MEM_PAIR_FORMS(GEN_FORM)
+
+#define MP_ENTRY(second, first, am, sfx, w64)                                           \
+    [PK_##first][PK_##second] = mp_##first##_##second##_##sfx##_##w64,
+#define MEM_FIRST_ENTRIES(first, am, sfx, w64)                                          \
+    PAIR_SECOND(MP_ENTRY, first, am, sfx, w64) MEM_SECOND(MP_ENTRY, first, am, sfx, w64)
+#define REG_FIRST_ENTRIES(first, am, sfx, w64) MEM_SECOND(MP_ENTRY, first, am, sfx, w64)
+#define FORM_ENTRIES(am, sfx, w64)                                                      \
+    { MEM_FIRST(MEM_FIRST_ENTRIES, am, sfx, w64) PAIR_FIRST(REG_FIRST_ENTRIES, am, sfx, w64) },
+static const cpu_handler mp_h[][NPK_ALL][NPK_ALL] = { MEM_PAIR_FORMS(FORM_ENTRIES) };
+
+/* The row of mp_h for memory form am and width w64; -1 when none. */
+static int form_row(unsigned am, bool w64)
+{
+    if (am == AM_B32 && !w64)
+        return 0;
+    return -1;
+}
+
+cpu_handler mem_pair_handler(const struct pair_meta *a, const struct pair_meta *b)
+{
+    if (a->w64 != b->w64)
+        return NULL;
+    int ra = a->kind >= NPK ? form_row(a->am, a->w64) : -2;
+    int rb = b->kind >= NPK ? form_row(b->am, b->w64) : -2;
+    if (ra == -1 || rb == -1 || (ra >= 0 && rb >= 0 && ra != rb))
+        return NULL;
+    return mp_h[ra >= 0 ? ra : rb][a->kind][b->kind];
+}
