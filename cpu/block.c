@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 
 #include "cpu/block.h"
+#include "cpu/chain.h"
 #include "cpu/hook.h"
 #include "cpu/ras.h"
 
@@ -322,6 +323,13 @@ static void drop_range(struct cpu_cache *k, uint64_t start, uint64_t end, struct
         }
 }
 
+static void drop_all(struct cpu_cache *k, struct block **list)
+{
+    for (unsigned i = 0; i < (1u << PAGE_HASH_BITS); i++)
+        while (k->pages[i])
+            drop_page(k, k->pages[i], list);
+}
+
 /* Free dropped blocks, first taking them off the lists of the other pages
  * they span. */
 static void free_dropped(struct cpu_cache *k, struct block *list)
@@ -339,6 +347,14 @@ static void free_dropped(struct cpu_cache *k, struct block *list)
     }
     k->hot.epoch++;
     ras_clear(k->cpu); /* its predictions may point into the freed blocks */
+    if (UNLIKELY(chain_epoch(k->cpu) == 0)) {
+        /* Chain slots compare the epoch's low 32 bits: once in 2^32 epochs
+         * every block goes, so that no slot of an old epoch survives to
+         * match again (the next epoch, low bits 1, is one no slot has). */
+        struct block *all = NULL;
+        drop_all(k, &all);
+        free_dropped(k, all);
+    }
 }
 
 void cpu_cache_attend(struct cpu *c)
@@ -355,9 +371,7 @@ void cpu_cache_attend(struct cpu *c)
     mm_unlock(c->mm);
     struct block *list = NULL;
     if (all) {
-        for (unsigned i = 0; i < (1u << PAGE_HASH_BITS); i++)
-            while (k->pages[i])
-                drop_page(k, k->pages[i], &list);
+        drop_all(k, &list);
     } else {
         for (unsigned i = 0; i < n; i++)
             drop_range(k, q[i].start, q[i].end, &list);
@@ -494,13 +508,13 @@ static struct block *decode_block(struct cpu *c, uint64_t rip)
         sse_fuse_pairs(ops, n);
         stack_fuse_runs(ops, n);
         rebase_rip_relative(ops, n, pc - rip);
-        /* A block cut short has one more op: the sentinel its last NEXT
-         * reaches (the last op of any other block has OPF_BRANCH; a fused
-         * pair that ends a block ends with the Jcc's op).  One that ends
-         * with a CALL has its return slot there instead (cpu/ras.h). */
-        unsigned sentinel = ends ? 0 : 1;
+        /* After the ops, the block's chain slot (cpu/chain.h), which is
+         * also the sentinel the last NEXT of a block cut short reaches (the
+         * last op of any other block has OPF_BRANCH; a fused pair that ends
+         * a block ends with the Jcc's op).  A block that ends with a CALL
+         * has its return slot after that (cpu/ras.h). */
         bool ret_slot = ends && ras_call_predicts(&ops[n - 1]);
-        b = malloc(sizeof(*b) + (n + sentinel + ret_slot) * sizeof(struct op));
+        b = malloc(sizeof(*b) + (n + 1 + ret_slot) * sizeof(struct op));
         if (!b)
             cpu_fault(c, SIGSEGV, 1, rip); /* out of host memory: nothing better to do */
         memset(b, 0, sizeof(*b));
@@ -508,12 +522,9 @@ static struct block *decode_block(struct cpu *c, uint64_t rip)
         b->size = (uint32_t)(pc - rip);
         b->nops = (uint16_t)n;
         memcpy(b->ops, ops, n * sizeof(struct op));
-        if (sentinel) {
-            memset(&b->ops[n], 0, sizeof(struct op));
-            b->ops[n].fn = op_block_end;
-        }
+        chain_slot_init(&b->ops[n], n, ends);
         if (ret_slot)
-            ret_slot_init(&b->ops[n], c->bits == 32 ? (uint32_t)pc : pc);
+            ret_slot_init(&b->ops[n + 1], c->bits == 32 ? (uint32_t)pc : pc);
     }
     struct cpu_cache *k = c->cache;
     __atomic_store_n(&k->decoded, k->decoded + 1, __ATOMIC_RELAXED);

@@ -36,11 +36,9 @@
 #define BLOCK_MAX_OPS 64
 
 /* A decoded block: this header (64 bytes) and its ops.  The op after the
- * last is a sentinel (op_block_end) only where a NEXT can reach it: after
- * a last op that does not end its block (a block cut short).  An op with
- * OPF_BRANCH never goes on with NEXT, so a block that ends with one has
- * no sentinel (a block per ~5 instructions: its 32 bytes are a tenth of
- * the cache). */
+ * last is the block's chain slot (cpu/chain.h): the links of a block that
+ * ends with a branch, and the sentinel (op_block_end) a NEXT reaches after
+ * the last op of a block cut short. */
 struct block {
     uint64_t start;             /* guest address of its first instruction */
     /* The hash chain; once the block is dropped (out of the hash), the

@@ -14,7 +14,9 @@
  * the next op in c->cur and tail-calls its handler, so each handler has its
  * own indirect jump (far better predicted than one shared call site).  Only
  * the ops that end a block (OPF_BRANCH: control transfers, syscalls,
- * faults) set rip themselves and return to the dispatch loop; a block that
+ * faults) set rip themselves and return to the dispatch loop, or (direct
+ * branches and RET) go on into the next block themselves when it is known
+ * and nothing needs the loop (block chaining, cpu/chain.h); a block that
  * is cut short ends with a sentinel op whose handler just returns.
  *
  * rip inside a block: the dispatch loop sets c->rip to the block's end (the
@@ -160,6 +162,10 @@ struct cpu {
      * loop tests it once per block.  One word shared by every area that
      * needs such a stop. */
     volatile int attention;
+    /* Block chaining (cpu/chain.h): the block running (counted once it
+     * ends), and the count at which a chain returns to the dispatch loop. */
+    struct block *blk;
+    uint64_t chain_limit;
 
     /* Guest signals (syscalls/signal.h). */
     uint64_t sig_blocked;   /* the guest's signal mask: bit n-1 is signal n */

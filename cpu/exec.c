@@ -3,7 +3,8 @@
  * The loop finds the block at rip (through the previous block's successor
  * links when they are current, else the hash), runs its ops back to back
  * with c->rip at the block's end (cpu/cpu.h), and counts instructions per
- * block.  Everything that must stop the guest mid-block (faults,
+ * block.  A block's end may go on into further blocks (cpu/chain.h; the
+ * slow side, chain_miss, is here): the loop then gets back the last one.  Everything that must stop the guest mid-block (faults,
  * unimplemented instructions) longjmps here, where rip is made exact. */
 #include <signal.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "cpu/block.h"
+#include "cpu/chain.h"
 #include "cpu/decode.h"
 #include "cpu/flags.h"
 #include "cpu/hook.h"
@@ -255,6 +257,27 @@ void cpu_step(struct cpu *c)
     cpu_x87_release(c);
 }
 
+void chain_miss(struct cpu *c, struct chain_slot *s, bool taken)
+{
+    if (!s->chains || !chain_may_hop(c))
+        return; /* the loop counts the block (c->blk) and attends */
+    uint32_t epoch = chain_epoch(c);
+    if (s->epoch != epoch) {
+        s->fall = s->taken = NULL;
+        s->epoch = epoch;
+    }
+    /* The block has ended: counted before the lookup, which may fault at
+     * c->rip (decoding) as the loop's does. */
+    c->icount += s->nops;
+    c->cur = &cpu_op_exact;
+    struct block *n = cpu_block_lookup(c, c->rip);
+    if (taken)
+        s->taken = n;
+    else
+        s->fall = n;
+    chain_enter(c, 0, n);
+}
+
 static void run_blocks(struct cpu *c)
 {
     /* The thread's own cache: it stays while the thread runs. */
@@ -304,14 +327,17 @@ static void run_blocks(struct cpu *c)
             prev->succ[0] = b;
             prev->succ_rip[0] = rip;
         }
-        /* The ops chain into each other (NEXT); the block's last one returns
-         * with rip exact, c->cur left on an op of the block until the next
-         * one runs or a way that may fault above resets it. */
+        /* The ops chain into each other (NEXT), and a block's end may go on
+         * into the next blocks (cpu/chain.h); the last block that ran
+         * (c->blk) returns with rip exact, c->cur left on one of its ops
+         * until the next one runs or a way that may fault above resets it. */
         c->rip = rip + b->size;
         c->cur = b->ops;
+        c->blk = b;
+        c->chain_limit = c->icount + CHAIN_MAX_INSNS;
         b->ops[0].fn(c, b->ops);
-        c->icount += b->nops;
-        prev = b;
+        prev = c->blk;
+        c->icount += prev->nops;
     }
 }
 

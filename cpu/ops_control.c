@@ -2,6 +2,7 @@
  * Every one of them ends its block, so c->rip holds the address after it
  * (cpu/cpu.h): the fall-through and the return address.  ia32 targets and
  * return addresses are 32-bit; the stack slot is the guest's word. */
+#include "cpu/chain.h"
 #include "cpu/decode.h"
 #include "cpu/flags.h"
 #include "cpu/mem.h"
@@ -27,7 +28,7 @@ static inline uint64_t pop_word(struct cpu *c)
 
 int dec_condition(ZydisMnemonic m);
 
-static void op_jmp(struct cpu *c, const struct op *op) { c->rip = (uint64_t)op->imm; }
+static void op_jmp(struct cpu *c, const struct op *op) { CHAIN_BRANCH(c, op, true); }
 static void op_jmp_r(struct cpu *c, const struct op *op) { c->rip = target_mask(c, GPR64(c, op->r1)); }
 static void op_jmp_m(struct cpu *c, const struct op *op)
 {
@@ -39,21 +40,23 @@ static void op_jmp_m(struct cpu *c, const struct op *op)
 #define GEN_JCC(cc)                                                                     \
     static void op_jcc_##cc(struct cpu *c, const struct op *op)                         \
     {                                                                                   \
-        if (cpu_cond(c, cc))                                                            \
-            c->rip = (uint64_t)op->imm;                                                 \
+        CHAIN_BRANCH(c, op, cpu_cond(c, cc));                                           \
     }
 CPU_CONDITIONS(GEN_JCC)
 #define JCC_ENTRY(cc) op_jcc_##cc,
 static const cpu_handler jcc_h[16] = { CPU_CONDITIONS(JCC_ENTRY) };
 /* CALL rel/reg/mem; the _ras forms end a block that has a return slot
  * after them and push it for the RET (cpu/ras.h).  The return address is
- * pushed last: a fault leaves the ring as it was. */
-#define GEN_CALL(name, target_expr)                                                     \
+ * pushed last: a fault leaves the ring as it was.  CALL rel goes on into
+ * the block at its target (chained: cpu/chain.h). */
+#define GEN_CALL(name, target_expr, chained)                                            \
     static void op_##name(struct cpu *c, const struct op *op)                           \
     {                                                                                   \
         uint64_t t = (target_expr);                                                     \
         push_word(c, c->rip);                                                 \
         c->rip = t;                                                                     \
+        if (chained)                                                                    \
+            chain_hop(c, op, true);                                                     \
     }                                                                                   \
     static void op_##name##_ras(struct cpu *c, const struct op *op)                     \
     {                                                                                   \
@@ -61,15 +64,17 @@ static const cpu_handler jcc_h[16] = { CPU_CONDITIONS(JCC_ENTRY) };
         push_word(c, c->rip);                                                 \
         ras_push(c, op);                                                                \
         c->rip = t;                                                                     \
+        if (chained)                                                                    \
+            chain_hop(c, op, true);                                                     \
     }
 static inline uint64_t call_m_target(struct cpu *c, const struct op *op)
 {
     uint64_t a = op_ea(c, op);
     return c->bits == 64 ? load64(c, a) : load32(c, a);
 }
-GEN_CALL(call, (uint64_t)op->imm)
-GEN_CALL(call_r, target_mask(c, GPR64(c, op->r1)))
-GEN_CALL(call_m, call_m_target(c, op))
+GEN_CALL(call, (uint64_t)op->imm, true)
+GEN_CALL(call_r, target_mask(c, GPR64(c, op->r1)), false)
+GEN_CALL(call_m, call_m_target(c, op), false)
 
 bool ras_call_predicts(struct op *last)
 {
@@ -94,6 +99,7 @@ static void op_ret(struct cpu *c, const struct op *op)
             set_gpr32(c, SLOT_GPR(R_SP), (uint32_t)c->r[R_SP] + (uint32_t)op->imm);
     }
     c->rip = t;
+    chain_return(c, op);
 }
 
 /* LOOP family and JrCXZ: the counter is rCX at the address size. */
@@ -112,25 +118,21 @@ static inline uint64_t dec_count(struct cpu *c, const struct op *op)
 }
 static void op_loop(struct cpu *c, const struct op *op)
 {
-    if (dec_count(c, op))
-        c->rip = (uint64_t)op->imm;
+    CHAIN_BRANCH(c, op, dec_count(c, op) != 0);
 }
 static void op_loope(struct cpu *c, const struct op *op)
 {
     bool zf = cpu_cond(c, 4);
-    if (dec_count(c, op) && zf)
-        c->rip = (uint64_t)op->imm;
+    CHAIN_BRANCH(c, op, dec_count(c, op) && zf);
 }
 static void op_loopne(struct cpu *c, const struct op *op)
 {
     bool nz = cpu_cond(c, 5);
-    if (dec_count(c, op) && nz)
-        c->rip = (uint64_t)op->imm;
+    CHAIN_BRANCH(c, op, dec_count(c, op) && nz);
 }
 static void op_jrcxz(struct cpu *c, const struct op *op)
 {
-    if (count_reg(c, op) == 0)
-        c->rip = (uint64_t)op->imm;
+    CHAIN_BRANCH(c, op, count_reg(c, op) == 0);
 }
 
 /* rel/reg/mem target forms of JMP and CALL. */

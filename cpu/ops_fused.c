@@ -11,6 +11,7 @@
  * record the unfused instruction leaves, so a later reader (PUSHF, ADC, a
  * signal frame, the next block's Jcc) sees exactly the same flags. */
 #include "cpu/block.h"
+#include "cpu/chain.h"
 #include "cpu/decode.h"
 #include "cpu/flags.h"
 #include "cpu/fuse.h"
@@ -199,9 +200,7 @@ static inline bool reads_cf(unsigned cc) { return (cc >> 1) == 1 || (cc >> 1) ==
     {                                                                                   \
         struct half h;                                                                  \
         first_half(c, op, kind, form, am, w, reads_cf(cls << 1), &h);                   \
-        bool t = cond_class(kind, w, cls, &h) != (op->x1 & 1);                          \
-        if (t)                                                                          \
-            c->rip = (uint64_t)op[1].imm;                                               \
+        CHAIN_BRANCH(c, op + 1, cond_class(kind, w, cls, &h) != (op->x1 & 1));          \
     }                                                                                   \
     static void fs_##kind##_##form##_##w##_##cls##_##sfx(struct cpu *c, const struct op *op) \
     {                                                                                   \
@@ -259,8 +258,7 @@ FUSED_MEM_FORMS(GEN_MEM_WIDTHS)
         bool cf = (v >> n) & 1;                                                         \
         if (!(op->flags & OPF_NOFLAGS))                                                 \
             cpu_set_arith(c, cf, FL_CF);                                                \
-        if (cf != (op->x1 & 1))                                                         \
-            c->rip = (uint64_t)op[1].imm;                                               \
+        CHAIN_BRANCH(c, op + 1, cf != (op->x1 & 1));                                    \
     }
 GEN_BT_JCC(F_RR, 1) GEN_BT_JCC(F_RR, 2) GEN_BT_JCC(F_RR, 3)
 GEN_BT_JCC(F_RI, 1) GEN_BT_JCC(F_RI, 2) GEN_BT_JCC(F_RI, 3)

@@ -8,9 +8,9 @@
  * caches once a program's code is large (cc1: 20 million of its 23 million
  * lookups came after a RET, about 90 ns each).
  *
- * A block that ends with a CALL keeps one extra op-sized slot after the
- * call (struct ret_slot): the return address and the block found there the
- * last time.  The predicting CALL handlers push a pointer to their block's
+ * A block that ends with a CALL keeps one extra op-sized slot after its
+ * chain slot (struct ret_slot, after cpu/chain.h's): the return address
+ * and the block found there the last time.  The predicting CALL handlers push a pointer to their block's
  * slot onto a small ring in struct cpu (c->ras) and RET pops the top into
  * c->ret_hint; when the successor links miss, the dispatch loop takes the
  * block from the hint if the hint's return address is the rip RET went to.
@@ -28,8 +28,8 @@
 
 #include "cpu/block.h"
 
-/* The slot after a predicting CALL (the size of an op, never executed: an
- * op with OPF_BRANCH never goes on with NEXT). */
+/* The slot after a predicting CALL's chain slot (the size of an op, never
+ * executed: an op with OPF_BRANCH never goes on with NEXT). */
 struct ret_slot {
     uint64_t rip;       /* the return address: the end of the CALL's block */
     struct block *b;    /* the block at rip, valid while epoch is the cache's */
@@ -40,7 +40,7 @@ _Static_assert(sizeof(struct ret_slot) == sizeof(struct op), "a ret_slot takes o
 
 static inline void ras_push(struct cpu *c, const struct op *call)
 {
-    c->ras[++c->ras_top % CPU_RAS_SIZE] = (void *)(call + 1);
+    c->ras[++c->ras_top % CPU_RAS_SIZE] = (void *)(call + 2);
 }
 
 static inline void ras_pop(struct cpu *c)
@@ -73,7 +73,7 @@ static inline struct block *ras_block_lookup(struct cpu *c, uint64_t rip)
 
 /* For decode_block: when a block's last op is a CALL, make it the
  * predicting CALL and return true; the caller then puts a ret_slot for
- * return address ret after it (ret_slot_init). */
+ * return address ret after its chain slot (ret_slot_init). */
 bool ras_call_predicts(struct op *last);
 
 static inline void ret_slot_init(struct op *after, uint64_t ret)

@@ -2,9 +2,10 @@
  * hooks count what elfemu_icount counts, memory hooks see a known sequence
  * of stores and loads, syscall hooks skip a call with a result, change a
  * result and change arguments, and hooks come and go at run time; a
- * single step delivers a queued signal.
+ * single step delivers a queued signal; a loop of blocks that runs
+ * chained (cpu/chain.h) counts the same run chained, hooked and stepped.
  * argv[1] is the folder of the guest programs (tests/guest/trace_asm64.S,
- * hello_asm64.S, hello_asm32.S, x87flags_asm64.S).  Check runs each test in its own process:
+ * hello_asm64.S, hello_asm32.S, x87flags_asm64.S, chain_asm64.S).  Check runs each test in its own process:
  * hooks are process-wide. */
 #include <check.h>
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cpu/chain.h"
 #include "cpu/hook.h"
 #include "elfemu.h"
 
@@ -409,6 +411,43 @@ START_TEST(step_delivers_queued_signals)
 }
 END_TEST
 
+/* chain_asm64: a loop of short blocks (CALL and RET, fused branches both
+ * ways, JMP) longer than a chain (CHAIN_MAX_INSNS), of known count. */
+#define CHAIN_INSNS 8505
+#define CHAIN_STATUS 252
+_Static_assert(CHAIN_INSNS > 4 * CHAIN_MAX_INSNS, "the loop runs longer than a chain");
+
+START_TEST(chained_run_counts_every_instruction)
+{
+    elfemu *vm = load("chain_asm64");
+    ck_assert_int_eq(run(vm), CHAIN_STATUS);
+    ck_assert_uint_eq(elfemu_icount(vm), CHAIN_INSNS);
+    elfemu_destroy(vm);
+
+    /* Hooked blocks do not chain: the hook sees every instruction. */
+    vm = load("chain_asm64");
+    ninsns = 0;
+    ck_assert_int_gt(elfemu_hook_insn(vm, count_insn, &ninsns), 0);
+    ck_assert_int_eq(run(vm), CHAIN_STATUS);
+    ck_assert_uint_eq(ninsns, CHAIN_INSNS);
+    ck_assert_uint_eq(elfemu_icount(vm), CHAIN_INSNS);
+    elfemu_destroy(vm);
+
+    vm = load("chain_asm64");
+    elfemu_exit x;
+    uint64_t steps = 0;
+    int r;
+    while ((r = elfemu_step(vm, &x)) == 0)
+        steps++;
+    ck_assert_int_eq(r, 1);
+    ck_assert(!x.signaled);
+    ck_assert_int_eq(x.code, CHAIN_STATUS);
+    ck_assert_uint_eq(steps + 1, CHAIN_INSNS); /* the last step exits */
+    ck_assert_uint_eq(elfemu_icount(vm), CHAIN_INSNS);
+    elfemu_destroy(vm);
+}
+END_TEST
+
 START_TEST(bad_arguments)
 {
     elfemu *vm = load("hello_asm64");
@@ -440,6 +479,7 @@ int main(int argc, char **argv)
     tcase_add_test(t, bad_arguments);
     tcase_add_test(t, step_delivers_queued_signals);
     tcase_add_test(t, hooks_keep_x87_flags);
+    tcase_add_test(t, chained_run_counts_every_instruction);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);
