@@ -1,9 +1,9 @@
 /* Fused pairs (see cpu/fuse.h): CMP/TEST/SUB/ADD/AND/OR/INC/DEC followed
  * by Jcc, SETcc r8 or CMOVcc r,r, as one op.
  *
- * One handler per operation, operand form and width and, for Jcc, per
- * condition class for Jcc and SETcc (the low bit of the condition negates
- * it), so that the condition folds to one comparison of the operands;
+ * One handler per operation, operand form and width and, for Jcc and
+ * SETcc, per condition class (the low bit of the condition negates it), so
+ * that the condition folds to one comparison of the operands;
  * CMOVcc looks its condition up (cpu_cond_mask) in the CF/ZF/SF/OF the
  * handler computes.  Parity conditions are not fused.
  * The first instruction's half follows the ALU handlers' contract: loads
@@ -223,35 +223,65 @@ static inline bool reads_cf(unsigned cc) { return (cc >> 1) == 1 || (cc >> 1) ==
             set_gpr32(c, op->x2, GPR32(c, op->x2)); /* a 32-bit CMOV always zero-extends */ \
         NEXT(c, op + 1);                                                                \
     }
-#define GEN_FUSED(kind, form, am, sfx, w)                                               \
-    GEN_CLASS(kind, form, am, sfx, w, 0) GEN_CLASS(kind, form, am, sfx, w, 1)           \
-    GEN_CLASS(kind, form, am, sfx, w, 2) GEN_CLASS(kind, form, am, sfx, w, 3)           \
-    GEN_CLASS(kind, form, am, sfx, w, 4) GEN_CLASS(kind, form, am, sfx, w, 6)           \
-    GEN_CLASS(kind, form, am, sfx, w, 7) GEN_CMOV(kind, form, am, sfx, w)
+/* The classes that have handlers of their own after each operation.  The
+ * logical operations clear CF and OF, so that after them CF (class 1) is
+ * OF's "never", CF|ZF (3) is ZF and SF!=OF (6) is SF: their pairs use the
+ * handlers of classes 0, 2 and 4 for those (class_handler()). */
+#define ARITH_CLASSES(X, ...)                                                           \
+    X(__VA_ARGS__, 0) X(__VA_ARGS__, 1) X(__VA_ARGS__, 2) X(__VA_ARGS__, 3)             \
+    X(__VA_ARGS__, 4) X(__VA_ARGS__, 6) X(__VA_ARGS__, 7)
+#define LOGIC_CLASSES(X, ...) X(__VA_ARGS__, 0) X(__VA_ARGS__, 2) X(__VA_ARGS__, 4) X(__VA_ARGS__, 7)
+#define CLASSES_K_CMP ARITH_CLASSES
+#define CLASSES_K_SUB ARITH_CLASSES
+#define CLASSES_K_ADD ARITH_CLASSES
+#define CLASSES_K_INC ARITH_CLASSES
+#define CLASSES_K_DEC ARITH_CLASSES
+#define CLASSES_K_TEST LOGIC_CLASSES
+#define CLASSES_K_AND LOGIC_CLASSES
+#define CLASSES_K_OR LOGIC_CLASSES
 
-#define GEN_WIDTHS(am, sfx, kind, form)                                                 \
-    GEN_FUSED(kind, form, am, sfx, 0) GEN_FUSED(kind, form, am, sfx, 1)                 \
-    GEN_FUSED(kind, form, am, sfx, 2) GEN_FUSED(kind, form, am, sfx, 3)
-#define GEN_REG_WIDTHS(kind, form) GEN_WIDTHS(AM_ANY, reg, kind, form)
-#define GEN_MEM_WIDTHS(kind, form) ADDR_MODES(GEN_WIDTHS, kind, form)
-/* The pairs: comparisons with every form, the others on registers. */
-#define FUSED_REG_FORMS(X)                                                              \
-    X(K_CMP, F_RR) X(K_CMP, F_RI) X(K_TEST, F_RR) X(K_TEST, F_RI)                       \
-    X(K_SUB, F_RR) X(K_SUB, F_RI) X(K_ADD, F_RR) X(K_ADD, F_RI)                         \
-    X(K_AND, F_RR) X(K_AND, F_RI) X(K_OR, F_RR) X(K_OR, F_RI)                           \
-    X(K_INC, F_R) X(K_DEC, F_R)
-#define FUSED_MEM_FORMS(X)                                                              \
-    X(K_CMP, F_RM) X(K_CMP, F_MR) X(K_CMP, F_MI) X(K_TEST, F_MR) X(K_TEST, F_MI)        \
-    X(K_SUB, F_RM) X(K_ADD, F_RM)
-FUSED_REG_FORMS(GEN_REG_WIDTHS)
-FUSED_MEM_FORMS(GEN_MEM_WIDTHS)
+static unsigned class_handler(unsigned kind, unsigned cls)
+{
+    if (kind == K_TEST || kind == K_AND || kind == K_OR || kind == K_XOR)
+        return cls == 1 ? 0 : cls == 3 ? 2 : cls == 6 ? 4 : cls;
+    return cls;
+}
+
+#define GEN_FUSED(kind, form, am, sfx, w)                                               \
+    CLASSES_##kind(GEN_CLASS, kind, form, am, sfx, w) GEN_CMOV(kind, form, am, sfx, w)
+
+/* X(kind, form, am, sfx, w) for every width an operand form can have: an
+ * ia32 guest's memory operand forms (AM_B32, AM_X32) never come with a
+ * 64-bit operand. */
+#define WIDTHS_reg(X, ...) X(__VA_ARGS__, 0) X(__VA_ARGS__, 1) X(__VA_ARGS__, 2) X(__VA_ARGS__, 3)
+#define WIDTHS_any WIDTHS_reg
+#define WIDTHS_b64 WIDTHS_reg
+#define WIDTHS_x64 WIDTHS_reg
+#define WIDTHS_b32(X, ...) X(__VA_ARGS__, 0) X(__VA_ARGS__, 1) X(__VA_ARGS__, 2)
+#define WIDTHS_x32 WIDTHS_b32
+#define REG_FORM(X, kind, form) WIDTHS_reg(X, kind, form, AM_ANY, reg)
+#define MEM_FORM_AM(am, sfx, X, kind, form) WIDTHS_##sfx(X, kind, form, am, sfx)
+#define MEM_FORM(X, kind, form) ADDR_MODES(MEM_FORM_AM, X, kind, form)
+
+/* The pairs: comparisons with every form, the others on registers.
+ * FUSED_PAIRS(X): X(kind, form, am, sfx, w) for each. */
+#define FUSED_REG_FORMS(Y, X)                                                           \
+    Y(X, K_CMP, F_RR) Y(X, K_CMP, F_RI) Y(X, K_TEST, F_RR) Y(X, K_TEST, F_RI)           \
+    Y(X, K_SUB, F_RR) Y(X, K_SUB, F_RI) Y(X, K_ADD, F_RR) Y(X, K_ADD, F_RI)             \
+    Y(X, K_AND, F_RR) Y(X, K_AND, F_RI) Y(X, K_OR, F_RR) Y(X, K_OR, F_RI)               \
+    Y(X, K_INC, F_R) Y(X, K_DEC, F_R)
+#define FUSED_MEM_FORMS(Y, X)                                                           \
+    Y(X, K_CMP, F_RM) Y(X, K_CMP, F_MR) Y(X, K_CMP, F_MI) Y(X, K_TEST, F_MR)            \
+    Y(X, K_TEST, F_MI) Y(X, K_SUB, F_RM) Y(X, K_ADD, F_RM)
+#define FUSED_PAIRS(X) FUSED_REG_FORMS(REG_FORM, X) FUSED_MEM_FORMS(MEM_FORM, X)
+FUSED_PAIRS(GEN_FUSED)
 
 /* BT reg,reg and reg,imm followed by JB/JAE (condition class 1: CF is the
  * bit tested).  BT replaces CF alone over whatever the flags were, as its
  * own handler does (cpu_set_arith); the other conditions read flags BT
  * leaves undefined and are not fused. */
-#define GEN_BT_JCC(form, w)                                                             \
-    static void fj_K_BT_##form##_##w##_1(struct cpu *c, const struct op *op)            \
+#define GEN_BT_JCC(kind, form, am, sfx, w)                                              \
+    static void fj_K_BT_##form##_##w##_1_##sfx(struct cpu *c, const struct op *op)      \
     {                                                                                   \
         uint64_t v = rd(c, op->r1, w);                                                  \
         unsigned n = (unsigned)(form == F_RR ? rd(c, op->r2, w) : (uint64_t)op->imm) & ((8u << w) - 1); \
@@ -260,8 +290,10 @@ FUSED_MEM_FORMS(GEN_MEM_WIDTHS)
             cpu_set_arith(c, cf, FL_CF);                                                \
         CHAIN_BRANCH(c, op + 1, cf != (op->x1 & 1));                                    \
     }
-GEN_BT_JCC(F_RR, 1) GEN_BT_JCC(F_RR, 2) GEN_BT_JCC(F_RR, 3)
-GEN_BT_JCC(F_RI, 1) GEN_BT_JCC(F_RI, 2) GEN_BT_JCC(F_RI, 3)
+#define BT_PAIRS(X)                                                                     \
+    X(K_BT, F_RR, AM_ANY, reg, 1) X(K_BT, F_RR, AM_ANY, reg, 2) X(K_BT, F_RR, AM_ANY, reg, 3) \
+    X(K_BT, F_RI, AM_ANY, reg, 1) X(K_BT, F_RI, AM_ANY, reg, 2) X(K_BT, F_RI, AM_ANY, reg, 3)
+BT_PAIRS(GEN_BT_JCC)
 
 /* Flag-eliding forms: an instruction whose flags no later instruction of
  * its block reads before they are replaced, with no instruction that may
@@ -275,54 +307,51 @@ GEN_BT_JCC(F_RI, 1) GEN_BT_JCC(F_RI, 2) GEN_BT_JCC(F_RI, 3)
         wr(c, op->r1, w, result(kind, d, s));                                           \
         NEXT(c, op);                                                                    \
     }
-#define GEN_NOFLAGS_WIDTHS(am, sfx, kind, form)                                         \
-    GEN_NOFLAGS(kind, form, am, sfx, 0) GEN_NOFLAGS(kind, form, am, sfx, 1)             \
-    GEN_NOFLAGS(kind, form, am, sfx, 2) GEN_NOFLAGS(kind, form, am, sfx, 3)
-#define GEN_NOFLAGS_REG(kind, form) GEN_NOFLAGS_WIDTHS(AM_ANY, reg, kind, form)
-#define GEN_NOFLAGS_MEM(kind, form) ADDR_MODES(GEN_NOFLAGS_WIDTHS, kind, form)
-#define NOFLAGS_REG_FORMS(X)                                                            \
-    X(K_SUB, F_RR) X(K_SUB, F_RI) X(K_ADD, F_RR) X(K_ADD, F_RI) X(K_AND, F_RR)          \
-    X(K_AND, F_RI) X(K_OR, F_RR) X(K_OR, F_RI) X(K_XOR, F_RR) X(K_XOR, F_RI)            \
-    X(K_INC, F_R) X(K_DEC, F_R)
-#define NOFLAGS_MEM_FORMS(X)                                                            \
-    X(K_SUB, F_RM) X(K_ADD, F_RM) X(K_AND, F_RM) X(K_OR, F_RM) X(K_XOR, F_RM)
-NOFLAGS_REG_FORMS(GEN_NOFLAGS_REG)
-NOFLAGS_MEM_FORMS(GEN_NOFLAGS_MEM)
+#define NOFLAGS_REG_FORMS(Y, X)                                                         \
+    Y(X, K_SUB, F_RR) Y(X, K_SUB, F_RI) Y(X, K_ADD, F_RR) Y(X, K_ADD, F_RI)             \
+    Y(X, K_AND, F_RR) Y(X, K_AND, F_RI) Y(X, K_OR, F_RR) Y(X, K_OR, F_RI)               \
+    Y(X, K_XOR, F_RR) Y(X, K_XOR, F_RI) Y(X, K_INC, F_R) Y(X, K_DEC, F_R)
+#define NOFLAGS_MEM_FORMS(Y, X)                                                         \
+    Y(X, K_SUB, F_RM) Y(X, K_ADD, F_RM) Y(X, K_AND, F_RM) Y(X, K_OR, F_RM) Y(X, K_XOR, F_RM)
+#define NOFLAGS_ALONE(X) NOFLAGS_REG_FORMS(REG_FORM, X) NOFLAGS_MEM_FORMS(MEM_FORM, X)
+NOFLAGS_ALONE(GEN_NOFLAGS)
 
-/* The tables, by operation, form, form of the memory operand (AM_ANY for
- * the register forms) and width. */
-#define CLASSES(p, kind, form, w, sfx)                                                  \
-    { p##_##kind##_##form##_##w##_0_##sfx, p##_##kind##_##form##_##w##_1_##sfx,         \
-      p##_##kind##_##form##_##w##_2_##sfx, p##_##kind##_##form##_##w##_3_##sfx,         \
-      p##_##kind##_##form##_##w##_4_##sfx, NULL,                                        \
-      p##_##kind##_##form##_##w##_6_##sfx, p##_##kind##_##form##_##w##_7_##sfx }
-#define ENTRY(am, sfx, kind, form, w)                                                   \
-    [kind][form][am][w] = { CLASSES(fj, kind, form, w, sfx), CLASSES(fs, kind, form, w, sfx), \
-                            fc_##kind##_##form##_##w##_##sfx },
-#define ENTRIES(am, sfx, kind, form)                                                    \
-    ENTRY(am, sfx, kind, form, 0) ENTRY(am, sfx, kind, form, 1)                         \
-    ENTRY(am, sfx, kind, form, 2) ENTRY(am, sfx, kind, form, 3)
-#define REG_ENTRIES(kind, form) ENTRIES(AM_ANY, reg, kind, form)
-#define MEM_ENTRIES(kind, form) ADDR_MODES(ENTRIES, kind, form)
-#define NF_ENTRY(am, sfx, kind, form, w) [kind][form][am][w] = nf_##kind##_##form##_##w##_##sfx,
-#define NF_ENTRIES(am, sfx, kind, form)                                                 \
-    NF_ENTRY(am, sfx, kind, form, 0) NF_ENTRY(am, sfx, kind, form, 1)                   \
-    NF_ENTRY(am, sfx, kind, form, 2) NF_ENTRY(am, sfx, kind, form, 3)
-#define NF_REG_ENTRIES(kind, form) NF_ENTRIES(AM_ANY, reg, kind, form)
-#define NF_MEM_ENTRIES(kind, form) ADDR_MODES(NF_ENTRIES, kind, form)
-static const cpu_handler noflags[NKINDS][NFORMS][AM_COUNT][4] = {
-    NOFLAGS_REG_FORMS(NF_REG_ENTRIES) NOFLAGS_MEM_FORMS(NF_MEM_ENTRIES)
-};
+/* The tables: only the handlers that exist, in a dense array, found through
+ * an index of small integers by operation, form, form of the memory operand
+ * (AM_ANY for the register forms) and width; 0 (entry 0, all NULL) where
+ * nothing exists.  The index needs no relocation at startup (this is a PIE)
+ * and the dense arrays are small. */
+#define ENTRY_ID(kind, form, am, sfx, w) E_##kind##_##form##_##w##_##sfx,
+#define NF_ENTRY_ID(kind, form, am, sfx, w) N_##kind##_##form##_##w##_##sfx,
+enum { E_NONE, FUSED_PAIRS(ENTRY_ID) BT_PAIRS(ENTRY_ID) NFUSED };
+enum { N_NONE, NOFLAGS_ALONE(NF_ENTRY_ID) NNOFLAGS };
+_Static_assert(NFUSED <= 256 && NNOFLAGS <= 256, "the indexes hold uint8_t");
 
+#define INDEX(kind, form, am, sfx, w) [kind][form][am][w] = E_##kind##_##form##_##w##_##sfx,
+#define NF_INDEX(kind, form, am, sfx, w) [kind][form][am][w] = N_##kind##_##form##_##w##_##sfx,
+static const uint8_t fused_index[NKINDS][NFORMS][AM_COUNT][4] = { FUSED_PAIRS(INDEX) BT_PAIRS(INDEX) };
+static const uint8_t noflags_index[NKINDS][NFORMS][AM_COUNT][4] = { NOFLAGS_ALONE(NF_INDEX) };
+
+/* A condition class's slot (parity, class 5, is not fused). */
+#define SLOT(cls) ((cls) < 5 ? (cls) : (cls) - 1)
+enum { NSLOTS = 7 };
 static const struct fused_handlers {
-    cpu_handler jcc[8], setcc[8]; /* by condition class; parity (5) is not fused */
+    cpu_handler jcc[NSLOTS], setcc[NSLOTS]; /* by SLOT(class_handler(kind, cc >> 1)) */
     cpu_handler cmov;
-} fused[NKINDS][NFORMS][AM_COUNT][4] = {
-    FUSED_REG_FORMS(REG_ENTRIES) FUSED_MEM_FORMS(MEM_ENTRIES)
-#define BT_ENTRY(form, w) [K_BT][form][AM_ANY][w] = { .jcc = { [1] = fj_K_BT_##form##_##w##_1 } },
-    BT_ENTRY(F_RR, 1) BT_ENTRY(F_RR, 2) BT_ENTRY(F_RR, 3)
-    BT_ENTRY(F_RI, 1) BT_ENTRY(F_RI, 2) BT_ENTRY(F_RI, 3)
+} fused[NFUSED] = {
+#define JCC_SLOT(kind, form, am, sfx, w, cls) [SLOT(cls)] = fj_##kind##_##form##_##w##_##cls##_##sfx,
+#define SETCC_SLOT(kind, form, am, sfx, w, cls) [SLOT(cls)] = fs_##kind##_##form##_##w##_##cls##_##sfx,
+#define ENTRY(kind, form, am, sfx, w)                                                   \
+    [E_##kind##_##form##_##w##_##sfx] = {                                               \
+        .jcc = { CLASSES_##kind(JCC_SLOT, kind, form, am, sfx, w) },                    \
+        .setcc = { CLASSES_##kind(SETCC_SLOT, kind, form, am, sfx, w) },                \
+        .cmov = fc_##kind##_##form##_##w##_##sfx },
+#define BT_ENTRY(kind, form, am, sfx, w)                                                \
+    [E_##kind##_##form##_##w##_##sfx] = { .jcc = { [SLOT(1)] = fj_##kind##_##form##_##w##_1_##sfx } },
+    FUSED_PAIRS(ENTRY) BT_PAIRS(BT_ENTRY)
 };
+#define NF_ENTRY(kind, form, am, sfx, w) [N_##kind##_##form##_##w##_##sfx] = nf_##kind##_##form##_##w##_##sfx,
+static const cpu_handler noflags[NNOFLAGS] = { NOFLAGS_ALONE(NF_ENTRY) };
 
 /* ------------------------------------------------------------ decoding */
 
@@ -420,7 +449,7 @@ void fuse_describe(const struct decoder *d, struct fuse_meta *f)
 {
     f->role = FUSE_NONE;
     if (describe_writer(d, f) &&
-        (fused[f->kind][f->form][f->am][f->w].jcc[1] || noflags[f->kind][f->form][f->am][f->w]))
+        (fused_index[f->kind][f->form][f->am][f->w] || noflags_index[f->kind][f->form][f->am][f->w]))
         f->role = FUSE_WRITER;
     else if (!describe_reader(d, f))
         f->role = FUSE_NONE;
@@ -444,17 +473,16 @@ unsigned fuse_block(struct op *ops, const struct op_meta *meta, unsigned n)
         struct op f = w->op;
         f.len = ops[i].len;
         const struct fuse_meta *r = i + 1 < n ? &meta[i + 1].fuse : NULL;
-        const struct fused_handlers *h = &fused[w->kind][w->form][w->am][w->w];
+        const struct fused_handlers *h = &fused[fused_index[w->kind][w->form][w->am][w->w]];
         cpu_handler pair = NULL;
-        if (r && r->role == FUSE_JCC)
-            pair = h->jcc[r->cc >> 1];
-        else if (r && r->role == FUSE_SETCC)
-            pair = h->setcc[r->cc >> 1];
-        else if (r && r->role == FUSE_CMOV)
+        if (r && (r->role == FUSE_JCC || r->role == FUSE_SETCC)) {
+            unsigned slot = SLOT(class_handler(w->kind, r->cc >> 1));
+            pair = r->role == FUSE_JCC ? h->jcc[slot] : h->setcc[slot];
+        } else if (r && r->role == FUSE_CMOV)
             pair = h->cmov;
         if (!pair) {
             /* Alone: its flags may be dead. */
-            cpu_handler nf = noflags[w->kind][w->form][w->am][w->w];
+            cpu_handler nf = noflags[noflags_index[w->kind][w->form][w->am][w->w]];
             if ((ops[i].flags & OPF_NOFLAGS) && nf) {
                 f.fn = nf;
                 f.flags |= OPF_NOFLAGS;
