@@ -6,16 +6,20 @@
  *                         as prose (gzip -9 input)
  *   geninput sql ROWS     one CREATE TABLE, ROWS single-row INSERTs in one
  *                         transaction, then a LIKE scan and an aggregate
- *                         (sqlite3 input) */
+ *                         (sqlite3 input)
+ *   geninput c BYTES      a self-contained C translation unit of about BYTES
+ *                         bytes (cc1 input; geninput_c.c) */
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "geninput.h"
+
 static uint64_t state = 0x9e3779b97f4a7c15u;
 
-static uint64_t next(void)
+uint64_t gen_next(void)
 {
     state ^= state << 13;
     state ^= state >> 7;
@@ -34,7 +38,7 @@ static void gen_text(long bytes)
 {
     long n = 0, col = 0;
     while (n < bytes) {
-        uint64_t r = next();
+        uint64_t r = gen_next();
         char word[32];
         int len;
         if (r % 11 == 0)
@@ -59,7 +63,7 @@ static void gen_sql(long rows)
 {
     printf("CREATE TABLE t(id INTEGER PRIMARY KEY, k INTEGER, s TEXT);\nBEGIN;\n");
     for (long i = 1; i <= rows; i++) {
-        uint64_t r = next();
+        uint64_t r = gen_next();
         printf("INSERT INTO t(k, s) VALUES(%" PRIu64 ", '%s-%" PRIx64 "-%ld');\n", r % 100000,
                words[(r >> 20) % (sizeof words / sizeof words[0])], (r >> 24) & 0xffffff, i);
     }
@@ -71,13 +75,16 @@ static void gen_sql(long rows)
 int main(int argc, char **argv)
 {
     long n = argc == 3 ? atol(argv[2]) : -1;
-    if (n < 0 || (strcmp(argv[1], "text") != 0 && strcmp(argv[1], "sql") != 0)) {
-        fprintf(stderr, "usage: geninput text BYTES | geninput sql ROWS\n");
+    if (n < 0 || (strcmp(argv[1], "text") != 0 && strcmp(argv[1], "sql") != 0 &&
+                  strcmp(argv[1], "c") != 0)) {
+        fprintf(stderr, "usage: geninput text BYTES | geninput sql ROWS | geninput c BYTES\n");
         return 2;
     }
     if (strcmp(argv[1], "text") == 0)
         gen_text(n);
-    else
+    else if (strcmp(argv[1], "sql") == 0)
         gen_sql(n);
+    else
+        gen_c(n);
     return fflush(stdout) == 0 ? 0 : 1;
 }
