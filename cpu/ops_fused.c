@@ -113,7 +113,14 @@ static inline __attribute__((always_inline)) void first_half(struct cpu *c, cons
     if (kind != K_CMP && kind != K_TEST)
         wr(c, op->r1, w, r);
     if (!(op->flags & OPF_NOFLAGS)) {
-        lf_set(c, lf + w, d, s, r);
+        if (lf == LF_LOGIC) {
+            /* TEST/AND/OR/XOR: the flags come from the result alone
+             * (cpu/flags.c), as the single handlers record them (lf_commit) */
+            c->lf_op = lf + w;
+            c->lf_res = r;
+        } else {
+            lf_set(c, lf + w, d, s, r);
+        }
         if (kind == K_INC || kind == K_DEC)
             c->lf_aux = h->old_cf;
     }

@@ -53,7 +53,22 @@
     X(or_rr16, "or %w[b], %w[a]", 1, R, cc)                                             \
     X(inc_r32, "inc %[a]", 0, R, cc)                                                    \
     X(dec_r16, "dec %w[a]", 0, R, cc)                                                   \
-    X(dec_r8, "dec %b[a]", 0, R, cc)
+    X(dec_r8, "dec %b[a]", 0, R, cc)                                                    \
+    X(xor_rr32, "xor %[b], %[a]", 1, R, cc)                                             \
+    X(xor_ri8, "xor $0x81, %b[a]", 1, R, cc)                                            \
+    WRITERS64(X, R, cc)
+
+/* 64-bit logic writers (their lazy record is the result alone): the value
+ * sign-extended first, so that the upper half is known and SF/ZF differ
+ * from those of 32 bits. */
+#ifdef __x86_64__
+#define WRITERS64(X, R, cc)                                                             \
+    X(test_rr64, "movslq %k[a], %q[a]\n\ttest %q[a], %q[a]", 1, R, cc)                   \
+    X(and_ri64, "movslq %k[a], %q[a]\n\tand $-16, %q[a]", 1, R, cc)                      \
+    X(or_ri64, "movslq %k[a], %q[a]\n\tor $1, %q[a]", 1, R, cc)
+#else
+#define WRITERS64(X, R, cc)
+#endif
 
 #define CONDITIONS(X, R)                                                                \
     X(R, o) X(R, no) X(R, b) X(R, ae) X(R, e) X(R, ne) X(R, be) X(R, a)                 \
