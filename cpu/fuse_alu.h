@@ -14,7 +14,8 @@
  * those left alone, and never when hooks are on or when single-stepping.
  *
  * The same pass pairs a register operation with a MOV load or store next
- * to it, or two such MOVs (cpu/ops_fused_mem.c): there the memory half
+ * to it, or two such MOVs, and a few other pairs that profiles show hot
+ * (cpu/ops_fused_mem.c): there the memory half
  * may fault, and the pair keeps the fault precise as two handlers would:
  * c->cur points at the MOV before its access, and nothing of the second
  * instruction is done before its access succeeded. */
@@ -42,8 +43,9 @@ void pair_describe(const struct decoder *d, struct pair_meta *p);
  * fuse_block(), whose pairs are left as they are); returns how many. */
 unsigned pair_block(struct op *ops, const struct op_meta *meta, unsigned n);
 
-/* The handler of the pair a, b when one of them (or both) is a memory
- * kind (cpu/ops_fused_mem.c), NULL when that pair has none. */
+/* The handler of the pair a, b that is no register pair of one width
+ * (cpu/ops_fused_mem.c: a memory half, or two widths), NULL when that pair
+ * has none. */
 cpu_handler mem_pair_handler(const struct pair_meta *a, const struct pair_meta *b);
 
 #endif

@@ -85,24 +85,29 @@ static unsigned kind_of(const struct decoder *d)
     return reg_is(d, 1, op->r2) ? binary_kind(m, false) : PK_NONE;
 }
 
-/* MOV r, [m] (PK_LD) or MOV [m], r (PK_ST) in an address form the memory
- * pairs handle (not FS/GS, not the 0x67 prefix); PK_NONE otherwise. */
+/* The memory kinds of cpu/ops_fused_mem.c: MOV r, [m] (PK_LD), MOV [m], r
+ * (PK_ST), ADD r, [m] (PK_ADDM) and MOV [m], r8 (PK_ST8), in an address
+ * form it handles (not FS/GS, not the 0x67 prefix); PK_NONE for anything
+ * else. */
 static unsigned mem_kind_of(const struct decoder *d, uint8_t *am)
 {
-    if (d->in->mnemonic != ZYDIS_MNEMONIC_MOV || d->in->operand_count < 2)
+    ZydisMnemonic mn = d->in->mnemonic;
+    if ((mn != ZYDIS_MNEMONIC_MOV && mn != ZYDIS_MNEMONIC_ADD) || d->in->operand_count < 2 ||
+        (d->op->flags & OPF_LOCK))
         return PK_NONE;
     unsigned m = is_mem(d, 0) ? 0 : 1;
     const ZydisDecodedOperand *o = &d->ops[m];
-    if (o->mem.base == ZYDIS_REGISTER_NONE && o->mem.index == ZYDIS_REGISTER_NONE &&
-        o->mem.disp.value != (int32_t)o->mem.disp.value)
-        return PK_NONE; /* a 64-bit absolute address (moffs64): not in disp */
+    if (o->type != ZYDIS_OPERAND_TYPE_MEMORY || o->mem.type != ZYDIS_MEMOP_TYPE_MEM ||
+        (o->mem.base == ZYDIS_REGISTER_NONE && o->mem.index == ZYDIS_REGISTER_NONE &&
+         o->mem.disp.value != (int32_t)o->mem.disp.value))
+        return PK_NONE; /* a 64-bit absolute address (moffs64) is not in disp */
     *am = (uint8_t)dec_addr_mode(d);
     if (*am == AM_ANY)
         return PK_NONE;
-    if (reg_is(d, 0, d->op->r1) && is_mem(d, 1) && d->ops[1].mem.type == ZYDIS_MEMOP_TYPE_MEM)
-        return PK_LD;
-    if (is_mem(d, 0) && d->ops[0].mem.type == ZYDIS_MEMOP_TYPE_MEM && reg_is(d, 1, d->op->r2))
-        return PK_ST;
+    if (m == 1 && reg_is(d, 0, d->op->r1))
+        return mn == ZYDIS_MNEMONIC_MOV ? PK_LD : PK_ADDM;
+    if (m == 0 && mn == ZYDIS_MNEMONIC_MOV && reg_is(d, 1, d->op->r2))
+        return d->ops[0].size == 8 ? PK_ST8 : PK_ST;
     return PK_NONE;
 }
 
@@ -112,7 +117,15 @@ void pair_describe(const struct decoder *d, struct pair_meta *p)
     p->kind = PK_NONE;
     p->w64 = false;
     p->am = AM_ANY;
-    if (d->in->operand_count < 1 || (d->ops[0].size != 32 && d->ops[0].size != 64))
+    if (d->in->operand_count < 1)
+        return;
+    if (d->ops[0].size == 8) {
+        p->kind = (uint8_t)mem_kind_of(d, &p->am);
+        if (p->kind != PK_ST8)
+            p->kind = PK_NONE;
+        return;
+    }
+    if (d->ops[0].size != 32 && d->ops[0].size != 64)
         return;
     p->w64 = d->ops[0].size == 64;
     p->kind = (uint8_t)kind_of(d);
@@ -139,8 +152,8 @@ unsigned pair_block(struct op *ops, const struct op_meta *meta, unsigned n)
             taken_by_fuse(ops, meta, i, n) || taken_by_fuse(ops, meta, i + 1, n))
             continue;
         cpu_handler h;
-        if (a->kind < NPK && b->kind < NPK)
-            h = a->w64 == b->w64 ? pair_h[a->w64][a->kind][b->kind] : NULL;
+        if (a->kind < NPK && b->kind < NPK && a->w64 == b->w64)
+            h = pair_h[a->w64][a->kind][b->kind];
         else
             h = mem_pair_handler(a, b);
         if (!h)

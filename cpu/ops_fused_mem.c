@@ -2,7 +2,9 @@
  * MOV [m], r next to a register operation of the same width, or two such
  * MOVs, as one handler.  32-bit code keeps much of its state on the stack
  * (sha256's rounds compiled for ia32 are a third loads and stores), so
- * most of its register operations sit next to a MOV.
+ * most of its register operations sit next to a MOV.  Besides, a few
+ * single pairs the profiles show hot (SEL_PAIRS), with ADD r, [m] and a
+ * byte store.
  *
  * The halves are the register pairs' (cpu/pair_half.h) and the two MOVs
  * below, in the memory forms the profiles show hot (MEM_PAIR_FORMS): a
@@ -18,10 +20,12 @@
 #include "cpu/fuse_alu.h"
 #include "cpu/pair_half.h"
 
-/* The host address of op's memory operand for a half that may fault: the
- * second of a pair first points c->cur at its op.  The empty asm takes
- * the address as made from c->cur: the compiler can neither drop that
- * store (NEXT stores c->cur again) nor move the access above it. */
+/* The host address of op's memory operand in form am for a half that may
+ * fault.  The second half of a pair first points c->cur at its op; the
+ * empty asm takes the address as made from c->cur: the compiler can
+ * neither drop that store (NEXT stores c->cur again) nor move the access
+ * above it.  The address registers come from struct cpu, not through the
+ * link: its compares cost more than the wait for a store they would save. */
 static inline __attribute__((always_inline)) void *mem_at(struct cpu *c, const struct op *op,
                                                           unsigned am, bool second)
 {
@@ -35,10 +39,8 @@ static inline __attribute__((always_inline)) void *mem_at(struct cpu *c, const s
 
 /* One half of a pair (second: the pair's second), memory kinds included;
  * returns the 64 bits of the register it wrote (a store writes none: 0,
- * the value of SLOT_ZERO, which is where link_reg() points the link).  The
- * memory halves read their registers from struct cpu: the link would cost
- * a compare per register, more than it saves where the value is not
- * needed at once. */
+ * the value of SLOT_ZERO, which is where link_reg() points the link).  A
+ * store's value comes from struct cpu too: it is not needed at once. */
 static inline __attribute__((always_inline)) uint64_t mhalf(struct cpu *c, const struct link *l,
                                                             const struct op *op, unsigned kind,
                                                             unsigned am, unsigned w64, bool second)
@@ -55,17 +57,30 @@ static inline __attribute__((always_inline)) uint64_t mhalf(struct cpu *c, const
             st32(p, GPR32(c, op->r2));
         return 0;
     }
+    if (kind == PK_ADDM) /* the load, then ADD's own half */
+        return alu(c, l, op, PK_ADD, w64, w64 ? ld64(mem_at(c, op, am, second))
+                                              : ld32(mem_at(c, op, am, second)));
+    if (kind == PK_ST8) {
+        void *p = mem_at(c, op, am, second);
+        st8(p, GPR8(c, op->r2));
+        return 0;
+    }
     return half(c, l, op, kind, w64);
 }
 
-/* The register a half of this kind writes (see mhalf). */
-#define link_reg(op, kind) ((kind) == PK_ST ? SLOT_ZERO : (op)->r1)
+/* The register a half of this kind writes (see mhalf), and the link the
+ * second half gets: none after a memory half.  After a store the compares
+ * would be for nothing; after a load they cost more than the wait for the
+ * store they save (sha256_32: Ir -2.3%, no slower).  Register first halves
+ * keep it, as in the register pairs. */
+#define link_reg(op, kind) ((kind) == PK_ST || (kind) == PK_ST8 ? SLOT_ZERO : (op)->r1)
+#define link_of(kind, l) ((kind) >= NPK ? NULL : (l))
 
 #define GEN_MPAIR(second, first, am, sfx, w64)                                          \
     static void mp_##first##_##second##_##sfx##_##w64(struct cpu *c, const struct op *op) \
     {                                                                                   \
         struct link l = { link_reg(op, PK_##first), mhalf(c, NULL, op, PK_##first, am, w64, false) }; \
-        mhalf(c, &l, op + 1, PK_##second, am, w64, true);                               \
+        mhalf(c, link_of(PK_##first, &l), op + 1, PK_##second, am, w64, true);          \
         NEXT(c, op + 1);                                                                \
     }
 /* The memory kinds, twice (as PAIR_FIRST and PAIR_SECOND). */
@@ -93,6 +108,32 @@ MEM_PAIR_FORMS(GEN_FORM)
     { MEM_FIRST(MEM_FIRST_ENTRIES, am, sfx, w64) PAIR_FIRST(REG_FIRST_ENTRIES, am, sfx, w64) },
 static const cpu_handler mp_h[][NPK_ALL][NPK_ALL] = { MEM_PAIR_FORMS(FORM_ENTRIES) };
 
+/* Single pairs the profiles show hot, each half with its own address form
+ * (AM_ANY: a register kind) and width (w: 64-bit).  sha256 for ia32:
+ *     mov edi, [ebp-0x15c]; add edx, [edi+esi*4-0x1fd4]  (the load is the base)
+ *     rol eax, 0xe; add edx, [ecx+0x1c]                  (its message schedule)
+ *     shr ecx, 0x10; mov [esi+edx], cl                   (its input's making) */
+#define SEL_PAIRS(X)                                                                    \
+    X(LD, AM_B32, 0, ADDM, AM_X32, 0, ldb_addmx)                                        \
+    X(ROL, AM_ANY, 0, ADDM, AM_B32, 0, rol_addmb)                                       \
+    X(SHR, AM_ANY, 0, ST8, AM_X32, 0, shr_st8x)
+#define GEN_SEL(first, ama, wa, second, amb, wb, name)                                  \
+    static void ms_##name(struct cpu *c, const struct op *op)                           \
+    {                                                                                   \
+        struct link l = { link_reg(op, PK_##first), mhalf(c, NULL, op, PK_##first, ama, wa, false) }; \
+        mhalf(c, link_of(PK_##first, &l), op + 1, PK_##second, amb, wb, true);          \
+        NEXT(c, op + 1);                                                                \
+    }
+SEL_PAIRS(GEN_SEL)
+static const struct sel_pair {
+    uint8_t first, ama, wa, second, amb, wb;
+    cpu_handler fn;
+} sel_pairs[] = {
+#define SEL_ENTRY(first, ama, wa, second, amb, wb, name)                                \
+    { PK_##first, ama, wa, PK_##second, amb, wb, ms_##name },
+    SEL_PAIRS(SEL_ENTRY)
+};
+
 /* The row of mp_h for memory form am and width w64; -1 when none. */
 static int form_row(unsigned am, bool w64)
 {
@@ -103,7 +144,13 @@ static int form_row(unsigned am, bool w64)
 
 cpu_handler mem_pair_handler(const struct pair_meta *a, const struct pair_meta *b)
 {
-    if (a->w64 != b->w64)
+    for (size_t i = 0; i < sizeof(sel_pairs) / sizeof(sel_pairs[0]); i++) {
+        const struct sel_pair *s = &sel_pairs[i];
+        if (s->first == a->kind && s->ama == a->am && s->wa == a->w64 && s->second == b->kind &&
+            s->amb == b->am && s->wb == b->w64)
+            return s->fn;
+    }
+    if (a->kind > PK_ST || b->kind > PK_ST || a->w64 != b->w64)
         return NULL;
     int ra = a->kind >= NPK ? form_row(a->am, a->w64) : -2;
     int rb = b->kind >= NPK ? form_row(b->am, b->w64) : -2;

@@ -29,9 +29,9 @@
 
 #define PK_ENUM(name, _) PK_##name,
 /* The register kinds (PK_NONE: not pairable; the register pairs' table
- * has NPK rows), then the memory kinds of cpu/ops_fused_mem.c: MOV r, [m]
- * and MOV [m], r. */
-enum { PK_NONE, PAIR_FIRST(PK_ENUM, 0) NPK, PK_LD = NPK, PK_ST, NPK_ALL };
+ * has NPK rows), then the memory kinds only cpu/ops_fused_mem.c pairs:
+ * MOV r, [m], MOV [m], r, ADD r, [m] and MOV [m], r8. */
+enum { PK_NONE, PAIR_FIRST(PK_ENUM, 0) NPK, PK_LD = NPK, PK_ST, PK_ADDM, PK_ST8, NPK_ALL };
 
 /* The first half's result, which the second reads from here rather than
  * from struct cpu, where it has just been stored (a chain of dependent

@@ -8,8 +8,11 @@
  * before: one checksum line per pair, 32-bit and (x86_64) 64-bit.  Then
  * the pairs of two MOVs and the aliasing cases (a store the next load
  * reads, in part too; a result that is the next access's base or index; a
- * load of the next load's base), and faults in the first and the second
- * half of a pair: the signal's rip, address, registers and flags. */
+ * load of the next load's base), AND then MOVZX of a word, MOVSXD then
+ * MOV (x86_64), a load of the base of an ADD r, [m], ROL then ADD r, [m],
+ * SHR then a byte store (of a high byte too), and faults in the first and
+ * the second half of a pair: the signal's rip, address, registers and
+ * flags. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -79,7 +82,7 @@ struct pair_case {
         T a = (T)*pa, b = (T)*pb;                                                       \
         unsigned long fl, i = 1;                                                        \
         asm volatile(CMP1 " %[cf]\n\t" text "\n\tpushf\n\tpop %[fl]"                     \
-                     : [fl] "=&r"(fl), [a] "+r"(a), [b] "+r"(b)                          \
+                     : [fl] "=&r"(fl), [a] "+Q"(a), [b] "+r"(b)                          \
                      : [cf] "m"(cf), [p] "r"(m), [i] "r"(i)                              \
                      : "cc", "memory");                                                 \
         *pa = a;                                                                        \
@@ -113,7 +116,19 @@ struct pair_case {
     X(andi_index, "and $3, %" W "[a]\n\tmov (%[p]," ADDR("a") "," S "), %" W "[b]", W, T) \
     X(andi_index_st, "and $3, %" W "[a]\n\tmov %" W "[b], (%[p]," ADDR("a") "," S ")", W, T) \
     X(ld_index, "mov 32(%[p]), %" W "[a]\n\tmov (%[p]," ADDR("a") "," S "), %" W "[b]", W, T) \
-    X(ld_own_index, "mov 32(%[p]), %" W "[a]\n\tmov (%[p]," ADDR("a") "," S "), %" W "[a]", W, T)
+    X(ld_own_index, "mov 32(%[p]), %" W "[a]\n\tmov (%[p]," ADDR("a") "," S "), %" W "[a]", W, T) \
+    X(andi_zx16, "and $31, %" W "[a]\n\tmovzwl (%[p]," ADDR("a") ",2), %k[b]", W, T)      \
+    X(andi_zx16_own, "and $31, %" W "[a]\n\tmovzwl (%[p]," ADDR("a") ",2), %k[a]", W, T)  \
+    X(ld_base_add, "mov 40(%[p]), " ADDR("a") "\n\tadd (" ADDR("a") ",%[i]," S "), %" W "[b]", W, T) \
+    X(rol_add, "rol $7, %" W "[a]\n\tadd 8(%[p]), %" W "[b]", W, T)                      \
+    X(rol_add_own, "rol $7, %" W "[a]\n\tadd 8(%[p]), %" W "[a]", W, T)                  \
+    X(shr_st8, "shr $13, %" W "[a]\n\tmov %b[a], 1(%[p],%[i],1)", W, T)                  \
+    HIGH_BYTE(X, W, T)
+#ifdef __x86_64__
+#define HIGH_BYTE(X, W, T) /* AH..BH cannot be in an instruction with a REX prefix */
+#else
+#define HIGH_BYTE(X, W, T) X(shr_st8_high, "shr $1, %" W "[b]\n\tmov %h[a], 7(%[p],%[i],2)", W, T)
+#endif
 #define GEN_MEM(name, text, W, T) GEN_ONE(T, m_##name##_##T, text)
 #define ROW_MEM(name, text, W, T) { #name, MASK(0), m_##name##_##T },
 
@@ -125,13 +140,20 @@ static const struct pair_case cases32[] = { OPS(ROW32, "k", uint32_t) MEMS(ROW_M
 #ifdef __x86_64__
 #define GEN64(name, first, second, undef, W, T) GEN_OP(name, first, second, undef, W, T, "8")
 #define ROW64(name, first, second, undef, W, T) ROW_OP(name, first, second, undef, W, T, "8")
+/* MOVSXD then a 32-bit MOV, into and out of the register it wrote. */
+#define MOVSXDS(X, W, T, S)                                                             \
+    X(movsxd_mov, "movslq %k[b], %q[a]\n\tmov %k[a], %k[b]", W, T)                     \
+    X(movsxd_mov_own, "movslq %k[a], %q[a]\n\tmov %k[a], %k[a]", W, T)                 \
+    X(movsxd_mov_over, "movslq %k[b], %q[a]\n\tmov %k[b], %k[a]", W, T)
 OPS(GEN64, "q", uint64_t)
 MEMS(GEN_MEM, "q", uint64_t, "8")
-static const struct pair_case cases64[] = { OPS(ROW64, "q", uint64_t) MEMS(ROW_MEM, "q", uint64_t, "8") };
+MOVSXDS(GEN_MEM, "q", uint64_t, "8")
+static const struct pair_case cases64[] = { OPS(ROW64, "q", uint64_t) MEMS(ROW_MEM, "q", uint64_t, "8")
+                                            MOVSXDS(ROW_MEM, "q", uint64_t, "8") };
 #endif
 
 /* The buffer: 8 slots of 8 bytes; slot 4 (bytes 32..: its low half too) is
- * an index 0..3. */
+ * an index 0..3, slot 5 the buffer's address (not in the checksum). */
 static uint64_t buf[8];
 
 static uint64_t mix(uint64_t sum, uint64_t v) { return sum * 1000003 + v; }
@@ -147,12 +169,16 @@ static void run(const struct pair_case *cases, size_t n, const char *width)
                     for (unsigned s = 0; s < 8; s++)
                         buf[s] = edge[(x * 3 + y + s) % NEDGE] ^ (s * 0x0101010101010101ull);
                     buf[4] = (x + y) & 3;
+                    buf[5] = (uintptr_t)buf; /* a pointer to load (in its low half for ia32) */
                     unsigned long fl = cases[k].fn(&a, &b, buf, cf);
+                    if ((uint32_t)(a - (uintptr_t)buf) < sizeof(buf))
+                        a = (uint32_t)(a - (uintptr_t)buf); /* a pointer loaded from slot 5 */
                     sum = mix(sum, fl & cases[k].mask);
                     sum = mix(sum, a);
                     sum = mix(sum, b);
                     for (unsigned s = 0; s < 8; s++)
-                        sum = mix(sum, buf[s]);
+                        if (s != 5)
+                            sum = mix(sum, buf[s]);
                 }
         printf("%s %s: %016llx\n", width, cases[k].name, (unsigned long long)sum);
     }
@@ -165,11 +191,13 @@ static void run(const struct pair_case *cases, size_t n, const char *width)
 #ifdef __x86_64__
 #define P "%rcx"
 #define AXP "%rax"
+#define DXP "%rdx"
 #define SP "%rsp"
 #define ENTER "mov %rdi, %rcx\n"
 #else
 #define P "%ecx"
 #define AXP "%eax"
+#define DXP "%edx"
 #define SP "%esp"
 #define ENTER "mov 4(%esp), %ecx\n"
 #endif
@@ -177,11 +205,16 @@ static void run(const struct pair_case *cases, size_t n, const char *width)
     X(first_load, "mov (" P "), %eax\n add %edx, %eax\n")                               \
     X(second_load, "add $0x7fffffff, %eax\n mov (" P "), %edx\n")                       \
     X(second_load_index, "and $3, %eax\n mov (" P "," AXP ",4), %edx\n")                \
+    X(second_movzx_index, "and $0x7fff, %eax\n movzwl (" P "," AXP ",2), %eax\n")       \
     X(first_store, "mov %eax, 8(" P ")\n xor %eax, %edx\n")                             \
     X(second_store, "sub $0x12345, %edx\n mov %edx, (" P ")\n")                         \
     X(load_then_store, "mov (" SP "), %edx\n mov %eax, (" P ")\n")                      \
     X(store_then_load, "mov %eax, (" SP ")\n mov 4(" P "), %edx\n")                     \
-    X(load_then_load, "mov (" SP "), %eax\n mov 4(" P "), %edx\n")
+    X(load_then_load, "mov (" SP "), %eax\n mov 4(" P "), %edx\n")                     \
+    X(load_then_add, "mov " P ", (" SP ")\n mov $1, %edx\n cmp $1, %edx\n"               \
+      " mov (" SP "), " P "\n add 4(" P "," DXP ",4), %edx\n")                           \
+    X(rol_then_add, "rol $3, %eax\n add 8(" P "), %edx\n")                              \
+    X(shr_then_store8, "shr $31, %eax\n mov %dl, (" P "," AXP ",1)\n")
 #define DECLARE_FAULT(name, text) void f_##name(void *bad);
 FAULT_ROUTINES(DECLARE_FAULT)
 /* Each pushes a known word for the halves that use the stack (the return
