@@ -16,17 +16,19 @@ struct lfrec {
 };
 
 /* Only what the flags of f's kind are computed from (cpu/flags.c): AND, OR,
- * XOR and TEST from the result alone, and only ADC, SBB, INC and DEC have
- * an lf_aux; nothing when no later instruction reads them (OPF_NOFLAGS),
- * except for the two stores of a logic operation, cheaper than the test.
- * The kind is a constant in every handler: the tests on it fold. */
+ * XOR and TEST from the result alone, SUB and CMP from the operands alone,
+ * and only ADC, SBB, INC and DEC have an lf_aux; nothing when no later
+ * instruction reads them (OPF_NOFLAGS), except for the two stores of a
+ * logic operation, cheaper than the test.  The kind is a constant in every
+ * handler: the tests on it fold. */
 static inline void lf_commit(struct cpu *c, const struct op *op, const struct lfrec *f)
 {
     unsigned kind = f->op & LF_KIND;
     if (kind != LF_LOGIC && (op->flags & OPF_NOFLAGS))
         return;
     c->lf_op = f->op;
-    c->lf_res = f->r;
+    if (kind != LF_SUB)
+        c->lf_res = f->r;
     if (kind == LF_LOGIC)
         return;
     c->lf_dst = f->d;

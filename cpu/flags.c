@@ -7,7 +7,9 @@ static uint64_t compute(const struct cpu *c)
 {
     unsigned w = c->lf_op & 3, kind = c->lf_op & LF_KIND;
     uint64_t m = lf_width_mask(w), sb = lf_sign_bit(w);
-    uint64_t dst = c->lf_dst & m, src = c->lf_src & m, res = c->lf_res & m;
+    uint64_t dst = c->lf_dst & m, src = c->lf_src & m;
+    /* a SUB/CMP record may lack its result (cpu/alu.h lf_commit) */
+    uint64_t res = (kind == LF_SUB ? dst - src : c->lf_res) & m;
     uint64_t f = parity_flag(res) | (res == 0 ? FL_ZF : 0) | ((res & sb) ? FL_SF : 0);
     switch (kind) {
     case LF_ADD:

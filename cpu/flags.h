@@ -4,6 +4,8 @@
  * last flag-setting operation was (lf_op: kind and width), its operands
  * (lf_dst, lf_src), its result (lf_res) and, for INC/DEC/ADC/SBB, one more
  * bit (lf_aux: the carry that went in, or the CF that INC/DEC preserve).
+ * A kind's flags may need less: LF_LOGIC's come from lf_res alone,
+ * LF_SUB's from lf_dst and lf_src alone (its lf_res is not kept).
  * Flags are computed only when something reads them: Jcc/SETcc/CMOVcc
  * evaluate their condition straight from the operands (cpu_cond()), and
  * everything else (PUSHF, LAHF, ADC's carry, signal frames) calls

@@ -10,6 +10,7 @@
  * first, then the register result, then the lazy flags record -- the same
  * record the unfused instruction leaves, so a later reader (PUSHF, ADC, a
  * signal frame, the next block's Jcc) sees exactly the same flags. */
+#include "cpu/alu.h"
 #include "cpu/block.h"
 #include "cpu/chain.h"
 #include "cpu/decode.h"
@@ -112,18 +113,10 @@ static inline __attribute__((always_inline)) void first_half(struct cpu *c, cons
         h->old_cf = cpu_cf(c);
     if (kind != K_CMP && kind != K_TEST)
         wr(c, op->r1, w, r);
-    if (!(op->flags & OPF_NOFLAGS)) {
-        if (lf == LF_LOGIC) {
-            /* TEST/AND/OR/XOR: the flags come from the result alone
-             * (cpu/flags.c), as the single handlers record them (lf_commit) */
-            c->lf_op = lf + w;
-            c->lf_res = r;
-        } else {
-            lf_set(c, lf + w, d, s, r);
-        }
-        if (kind == K_INC || kind == K_DEC)
-            c->lf_aux = h->old_cf;
-    }
+    /* the record the single handler leaves (only what its kind's flags
+     * are computed from) */
+    if (!(op->flags & OPF_NOFLAGS))
+        lf_commit(c, op, &(struct lfrec){ lf + w, d, s, r, h->old_cf });
     uint64_t m = lf_width_mask(w);
     h->d = d & m;
     h->s = s & m;

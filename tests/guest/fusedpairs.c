@@ -58,14 +58,16 @@
     X(xor_ri8, "xor $0x81, %b[a]", 1, R, cc)                                            \
     WRITERS64(X, R, cc)
 
-/* 64-bit logic writers (their lazy record is the result alone): the value
- * sign-extended first, so that the upper half is known and SF/ZF differ
- * from those of 32 bits. */
+/* 64-bit writers (a logic record is the result alone, a CMP/SUB record the
+ * operands alone): the value sign-extended first, so that the upper half
+ * is known and SF/ZF differ from those of 32 bits. */
 #ifdef __x86_64__
 #define WRITERS64(X, R, cc)                                                             \
     X(test_rr64, "movslq %k[a], %q[a]\n\ttest %q[a], %q[a]", 1, R, cc)                   \
     X(and_ri64, "movslq %k[a], %q[a]\n\tand $-16, %q[a]", 1, R, cc)                      \
-    X(or_ri64, "movslq %k[a], %q[a]\n\tor $1, %q[a]", 1, R, cc)
+    X(or_ri64, "movslq %k[a], %q[a]\n\tor $1, %q[a]", 1, R, cc)                          \
+    X(cmp_ri64, "movslq %k[a], %q[a]\n\tcmp $0x7fffffff, %q[a]", 0, R, cc)                \
+    X(sub_ri64, "movslq %k[a], %q[a]\n\tsub $-1, %q[a]", 0, R, cc)
 #else
 #define WRITERS64(X, R, cc)
 #endif
