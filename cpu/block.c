@@ -346,8 +346,9 @@ static void free_dropped(struct cpu_cache *k, struct block *list)
         free(b);
     }
     k->hot.epoch++;
+    k->cpu->chain_epoch = (uint32_t)k->hot.epoch;
     ras_clear(k->cpu); /* its predictions may point into the freed blocks */
-    if (UNLIKELY(chain_epoch(k->cpu) == 0)) {
+    if (UNLIKELY(k->cpu->chain_epoch == 0)) {
         /* Chain slots compare the epoch's low 32 bits: once in 2^32 epochs
          * every block goes, so that no slot of an old epoch survives to
          * match again (the next epoch, low bits 1, is one no slot has). */
@@ -522,7 +523,7 @@ static struct block *decode_block(struct cpu *c, uint64_t rip)
         b->size = (uint32_t)(pc - rip);
         b->nops = (uint16_t)n;
         memcpy(b->ops, ops, n * sizeof(struct op));
-        chain_slot_init(&b->ops[n], n, ends);
+        chain_slot_init(&b->ops[n], n, true);
         if (ret_slot)
             ret_slot_init(&b->ops[n + 1], c->bits == 32 ? (uint32_t)pc : pc);
     }
@@ -586,6 +587,7 @@ int cpu_cache_create(struct cpu *c)
     k->mm = c->mm;
     k->cpu = c;
     k->hot.epoch = 1;
+    c->chain_epoch = 1;
     ras_clear(c); /* a clone's copy points into its parent's blocks */
     mm_lock(c->mm);
     if (!c->mm->code && !(c->mm->code = calloc(1, sizeof(struct code_registry)))) {

@@ -5,17 +5,20 @@
  * indirect call site: a hot loop of short blocks pays a return, the loop's
  * checks and a poorly predicted indirect call per block.  With chaining, a
  * direct branch (Jcc, JMP/CALL rel, LOOP, the fused compare-and-branch
- * pairs) and RET find the next block through a link they reach in one or
- * two loads, and tail-call its first op themselves: each such handler has
- * its own indirect jump, which the host predicts per branch site.
+ * pairs), RET and the sentinel of a block cut short find the next block
+ * through a link they reach in one or two loads, and tail-call its first
+ * op themselves: each such handler has its own indirect jump, which the
+ * host predicts per branch site.
  *
  * The chain slot: the op-sized slot after a block's last op (where a block
  * cut short has its sentinel) holds the block's links: the block at its
  * fall-through and at the branch's target, valid while their epoch is the
- * cache's (a block freed bumps the epoch), and the block's instruction
- * count.  Its first word is op_block_end and its length byte 0, so the slot
- * is still a valid sentinel op (a block cut short, a single step, a hooked
- * block: their sentinels are all-zero slots that never chain).
+ * cache's (a block freed bumps the epoch; the slot and the ring's return
+ * slots compare its low 32 bits, which struct cpu keeps at hand in
+ * chain_epoch), and the block's instruction count.  Its first word is
+ * op_block_end and its length byte 0, so the slot is still a valid
+ * sentinel op: a block cut short goes on through it, and the sentinels of
+ * single steps and hooked blocks are all-zero slots that never chain.
  *
  * A hop (chain_hop) happens only when the link is current, no attention is
  * raised (signals, invalidated code, stops are seen at every block boundary
@@ -58,7 +61,8 @@ static inline struct chain_slot *chain_slot_of(const struct op *last)
     return (struct chain_slot *)(uintptr_t)(last + 1);
 }
 
-/* The slot after the n ops of a decoded block (decode_block). */
+/* The slot after the n ops of a decoded block (decode_block): chains
+ * unless the block is hooked or a single step's. */
 static inline void chain_slot_init(struct op *after, unsigned n, bool chains)
 {
     struct chain_slot *s = (struct chain_slot *)after;
@@ -66,12 +70,6 @@ static inline void chain_slot_init(struct op *after, unsigned n, bool chains)
     s->fn = op_block_end;
     s->chains = chains;
     s->nops = (uint16_t)n;
-}
-
-/* The 32-bit epoch a slot's links are checked against. */
-static inline uint32_t chain_epoch(const struct cpu *c)
-{
-    return (uint32_t)cache_hot(c)->epoch;
 }
 
 /* Go on in block n: count the nops instructions of the block that ends
@@ -91,33 +89,31 @@ static inline bool chain_may_hop(const struct cpu *c)
     return LIKELY(!c->attention) && LIKELY(c->icount < c->chain_limit);
 }
 
-/* The slow side of chain_hop (cpu/exec.c): fill the missing link and hop,
- * or return to the loop. */
-void chain_miss(struct cpu *c, struct chain_slot *s, bool taken);
+/* The slow side of chain_hop (cpu/exec.c): set rip, then fill the
+ * missing link and hop, or return to the loop. */
+void chain_miss(struct cpu *c, const struct op *last, bool taken);
 
-/* The end of a direct branch whose op is last (the block's last op), with
- * c->rip already where the guest goes on (the target when taken, else the
- * block's end): into the next block, or back to the loop. */
+/* The end of a direct branch op last (the block's last op) to its target
+ * (last->imm) when taken, else to the block's end: into the next block, or
+ * back to the loop with c->rip set.  (A hop sets c->rip to the next
+ * block's end: the target is written only on the way back.) */
 static inline __attribute__((always_inline)) void chain_hop(struct cpu *c, const struct op *last,
                                                             bool taken)
 {
-    struct chain_slot *s = chain_slot_of(last);
+    const struct chain_slot *s = chain_slot_of(last);
     struct block *n = taken ? s->taken : s->fall;
-    if (LIKELY(n != NULL) && LIKELY(s->epoch == chain_epoch(c)) && chain_may_hop(c)) {
+    if (LIKELY(n != NULL) && LIKELY(s->epoch == c->chain_epoch) && chain_may_hop(c)) {
         chain_enter(c, s->nops, n);
         return;
     }
-    chain_miss(c, s, taken);
+    chain_miss(c, last, taken);
 }
 
 /* The end of a conditional branch op br (a Jcc, or the Jcc of a fused
- * pair) that ends its block: to its target when taken, else on. */
+ * pair) that ends its block. */
 #define CHAIN_BRANCH(c, br, taken)                                                      \
     do {                                                                                \
-        bool taken_ = (taken);                                                          \
-        if (taken_)                                                                     \
-            (c)->rip = (uint64_t)(br)->imm;                                             \
-        chain_hop((c), (br), taken_);                                                   \
+        chain_hop((c), (br), (taken));                                                  \
         return;                                                                         \
     } while (0)
 
@@ -127,7 +123,7 @@ static inline __attribute__((always_inline)) void chain_return(struct cpu *c, co
 {
     const struct chain_slot *s = chain_slot_of(op);
     const struct ret_slot *r = c->ret_hint;
-    if (r && r->rip == c->rip && r->epoch == cache_hot(c)->epoch && s->chains && chain_may_hop(c)) {
+    if (r && r->rip == c->rip && r->epoch == c->chain_epoch && s->chains && chain_may_hop(c)) {
         chain_enter(c, s->nops, r->b);
         return;
     }

@@ -162,8 +162,10 @@ struct cpu {
      * loop tests it once per block.  One word shared by every area that
      * needs such a stop. */
     volatile int attention;
-    /* Block chaining (cpu/chain.h): the block running (counted once it
-     * ends), and the count at which a chain returns to the dispatch loop. */
+    /* Block chaining (cpu/chain.h): the low 32 bits of the cache's epoch
+     * (cpu/block.h), the block running (counted once it ends), and the
+     * count at which a chain returns to the dispatch loop. */
+    uint32_t chain_epoch;
     struct block *blk;
     uint64_t chain_limit;
 

@@ -144,11 +144,12 @@ void op_invalid(struct cpu *c, const struct op *op)
 static void step_one(struct cpu *c);
 
 /* The last op of a block cut short leaves c->rip at the block's end, which
- * is where the guest goes on. */
+ * is where the guest goes on: op is the block's chain slot, whose
+ * fall-through link leads there (the sentinels of single steps and hooked
+ * blocks never chain: they return). */
 void op_block_end(struct cpu *c, const struct op *op)
 {
-    (void)c;
-    (void)op;
+    chain_hop(c, op - 1, false);
 }
 
 const struct op cpu_op_exact = { .fn = op_block_end, .base = SLOT_ZERO, .index = SLOT_ZERO };
@@ -257,14 +258,16 @@ void cpu_step(struct cpu *c)
     cpu_x87_release(c);
 }
 
-void chain_miss(struct cpu *c, struct chain_slot *s, bool taken)
+void chain_miss(struct cpu *c, const struct op *last, bool taken)
 {
+    if (taken)
+        c->rip = (uint64_t)last->imm;
+    struct chain_slot *s = chain_slot_of(last);
     if (!s->chains || !chain_may_hop(c))
         return; /* the loop counts the block (c->blk) and attends */
-    uint32_t epoch = chain_epoch(c);
-    if (s->epoch != epoch) {
+    if (s->epoch != c->chain_epoch) {
         s->fall = s->taken = NULL;
-        s->epoch = epoch;
+        s->epoch = c->chain_epoch;
     }
     /* The block has ended: counted before the lookup, which may fault at
      * c->rip (decoding) as the loop's does. */

@@ -54,18 +54,18 @@ static const cpu_handler jcc_h[16] = { CPU_CONDITIONS(JCC_ENTRY) };
     {                                                                                   \
         uint64_t t = (target_expr);                                                     \
         push_word(c, c->rip);                                                 \
-        c->rip = t;                                                                     \
         if (chained)                                                                    \
-            chain_hop(c, op, true);                                                     \
+            CHAIN_BRANCH(c, op, true); /* t is op->imm */                               \
+        c->rip = t;                                                                     \
     }                                                                                   \
     static void op_##name##_ras(struct cpu *c, const struct op *op)                     \
     {                                                                                   \
         uint64_t t = (target_expr);                                                     \
         push_word(c, c->rip);                                                 \
         ras_push(c, op);                                                                \
-        c->rip = t;                                                                     \
         if (chained)                                                                    \
-            chain_hop(c, op, true);                                                     \
+            CHAIN_BRANCH(c, op, true); /* t is op->imm */                               \
+        c->rip = t;                                                                     \
     }
 static inline uint64_t call_m_target(struct cpu *c, const struct op *op)
 {

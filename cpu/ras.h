@@ -33,7 +33,7 @@
 struct ret_slot {
     uint64_t rip;       /* the return address: the end of the CALL's block */
     struct block *b;    /* the block at rip, valid while epoch is the cache's */
-    uint64_t epoch;
+    uint64_t epoch;     /* (its low 32 bits, c->chain_epoch: cpu/chain.h) */
     uint64_t unused;
 };
 _Static_assert(sizeof(struct ret_slot) == sizeof(struct op), "a ret_slot takes one op's place");
@@ -63,7 +63,7 @@ static inline struct block *ras_block_lookup(struct cpu *c, uint64_t rip)
     struct ret_slot *s = c->ret_hint;
     if (!s || s->rip != rip)
         return cpu_block_lookup(c, rip);
-    uint64_t epoch = cache_hot(c)->epoch;
+    uint64_t epoch = c->chain_epoch;
     if (s->epoch != epoch) {
         s->b = cpu_block_lookup(c, rip);
         s->epoch = epoch;

@@ -5,7 +5,8 @@
  *  - a loop that rewrites its own code every iteration (an immediate and a
  *    branch's condition) must run the new code on the next iteration;
  *  - a loop that walks into a PROT_NONE page after thousands of chained
- *    iterations faults with rip, si_addr and every register exact;
+ *    iterations (through a block cut short too) faults with rip, si_addr
+ *    and every register exact;
  *  - calls and returns in a loop (CALL rel, RET) count the same.
  * Printed relative to the code and buffers, so the output is the native
  * run's. */
@@ -24,7 +25,8 @@
 
 /* spin(): for ever, three blocks a round, registers only.
  * walk(p): sums the 64-bit (ia32: 32-bit) words from p on, with a branch
- * on every word, until it faults at walk_at.
+ * and a run of 80 register instructions (longer than a decoded block: cut
+ * in two) on every word, until it faults at walk_at.
  * callloop(n): n rounds of a call to a leaf that adds to a register. */
 void spin(void);
 uintptr_t walk(const uintptr_t *p);
@@ -41,10 +43,11 @@ __asm__(".text\n"
 __asm__(".text\n"
         ".globl walk, walk_at, walk_top\nwalk:\n"
         " push %rbx\n push %rbp\n xor %eax, %eax\n xor %ecx, %ecx\n mov $0x5a5a, %edx\n"
-        " mov $0x1234, %ebx\n mov %rdi, %rsi\n"
+        " mov $0x1234, %ebx\n mov $7, %ebp\n mov %rdi, %rsi\n"
         "walk_top:\n"
         " inc %rcx\n test $3, %cl\n jnz 1f\n add %rdx, %rbx\n"
         "1: xor %rcx, %rdx\n"
+        " .rept 40\n rol $3, %ebp\n add %ecx, %ebp\n .endr\n"
         "walk_at:\n add (%rsi), %rax\n add $8, %rsi\n jmp walk_top\n"
         ".globl callloop\ncallloop:\n"
         " xor %eax, %eax\n"
@@ -55,10 +58,11 @@ __asm__(".text\n"
 __asm__(".text\n"
         ".globl walk, walk_at, walk_top\nwalk:\n"
         " push %ebx\n push %ebp\n push %esi\n xor %eax, %eax\n xor %ecx, %ecx\n"
-        " mov $0x5a5a, %edx\n mov $0x1234, %ebx\n mov 16(%esp), %esi\n"
+        " mov $0x5a5a, %edx\n mov $0x1234, %ebx\n mov $7, %ebp\n mov 16(%esp), %esi\n"
         "walk_top:\n"
         " inc %ecx\n test $3, %cl\n jnz 1f\n add %edx, %ebx\n"
         "1: xor %ecx, %edx\n"
+        " .rept 40\n rol $3, %ebp\n add %ecx, %ebp\n .endr\n"
         "walk_at:\n add (%esi), %eax\n add $4, %esi\n jmp walk_top\n"
         ".globl callloop\ncallloop:\n"
         " push %edi\n mov 8(%esp), %edi\n xor %eax, %eax\n"
@@ -95,19 +99,20 @@ static void on_segv(int sig, siginfo_t *si, void *ctx)
 #ifdef __x86_64__
     const greg_t *g = uc->uc_mcontext.gregs;
     printf("walk: SIGSEGV at walk_at%+ld, si_addr buf+%ld, rax %llx rbx %llx rcx %llx rdx %llx "
-           "rsi buf+%ld\n",
+           "rbp %llx rsi buf+%ld\n",
            (long)((uintptr_t)g[REG_RIP] - (uintptr_t)walk_at),
            (long)((uintptr_t)si->si_addr - (uintptr_t)buf), (unsigned long long)g[REG_RAX],
            (unsigned long long)g[REG_RBX], (unsigned long long)g[REG_RCX],
-           (unsigned long long)g[REG_RDX], (long)((uintptr_t)g[REG_RSI] - (uintptr_t)buf));
+           (unsigned long long)g[REG_RDX], (unsigned long long)g[REG_RBP],
+           (long)((uintptr_t)g[REG_RSI] - (uintptr_t)buf));
 #else
     const greg_t *g = uc->uc_mcontext.gregs;
     printf("walk: SIGSEGV at walk_at%+ld, si_addr buf+%ld, eax %lx ebx %lx ecx %lx edx %lx "
-           "esi buf+%ld\n",
+           "ebp %lx esi buf+%ld\n",
            (long)((uintptr_t)g[REG_EIP] - (uintptr_t)walk_at),
            (long)((uintptr_t)si->si_addr - (uintptr_t)buf), (unsigned long)g[REG_EAX],
            (unsigned long)g[REG_EBX], (unsigned long)g[REG_ECX], (unsigned long)g[REG_EDX],
-           (long)((uintptr_t)g[REG_ESI] - (uintptr_t)buf));
+           (unsigned long)g[REG_EBP], (long)((uintptr_t)g[REG_ESI] - (uintptr_t)buf));
 #endif
     siglongjmp(back, 1);
 }
