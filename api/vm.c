@@ -134,6 +134,8 @@ int elfemu_load(elfemu *vm, const char *path, char *const argv[], char *const en
     sys_set_comm(path);
     cpu_init(&vm->cpu, &vm->mm, vm->info.bits);
     vm->cpu.log_unimplemented = vm->cfg.log_unimplemented;
+    if (vm->cfg.exact_fatal_faults)
+        cpu_faults_observed(&vm->mm);
     vm->cpu.rip = vm->info.entry;
     vm->cpu.r[R_SP] = vm->info.sp;
     sig_init(&vm->cpu);

@@ -46,6 +46,7 @@ struct code_registry {
     uint64_t npages;            /* read without the lock for a fast "none" */
     uint64_t nprotected;        /* of them write-protected; likewise */
     struct cpu_cache *caches;   /* every thread's cache */
+    bool faults_observed;       /* cpu_faults_observed(): sticky */
 };
 
 /* Which of this cache's blocks have instructions on a page. */
@@ -433,6 +434,36 @@ static int segv_code(struct cpu *c, uint64_t addr)
     return mm_prot_at(c->mm, addr) >= 0 ? 2 /* SEGV_ACCERR */ : 1 /* SEGV_MAPERR */;
 }
 
+/* Flags at a fault.  A fault in the middle of a block shows the guest the
+ * flags as they are before the faulting instruction, but only when it has
+ * a handler for the signal (with SIG_DFL, SIG_IGN or the signal blocked, a
+ * fault kills: force_sig_fault()).  So while no thread could catch one
+ * (no handler for SIGSEGV, SIGBUS, SIGFPE, SIGILL or SIGTRAP, and a single
+ * thread: another could install one while this one runs a block), an
+ * instruction that may fault does not keep the flags before it live, and
+ * the flag writers of 32-bit code, which sit between loads and stores, may
+ * leave out their records.  The first handler or the second thread (both
+ * are syscalls, at a block boundary of the one thread there is) drops the
+ * code decoded so, and from then on every block is decoded with exact
+ * flags at each possible fault.  Hooked blocks are always exact (a fault
+ * hook sees the registers at the fault); without hooks, the registers an
+ * embedder reads after a fatal fault may show the arithmetic flags of an
+ * earlier instruction of the block (README, Known limitations). */
+void cpu_faults_observed(struct mm_space *mm)
+{
+    struct code_registry *r = registry(mm);
+    if (!r || __atomic_load_n(&r->faults_observed, __ATOMIC_ACQUIRE))
+        return;
+    __atomic_store_n(&r->faults_observed, true, __ATOMIC_RELEASE);
+    cpu_cache_flush_all(mm);
+}
+
+static bool faults_observed(const struct mm_space *mm)
+{
+    const struct code_registry *r = registry(mm);
+    return !r || __atomic_load_n(&r->faults_observed, __ATOMIC_ACQUIRE);
+}
+
 /* Dead flags: going backwards through the block, the arithmetic flags that
  * a later instruction (or the next block, or a signal handler after a
  * fault) could read are live; an instruction whose written flags are all
@@ -503,6 +534,9 @@ static struct block *decode_block(struct cpu *c, uint64_t rip)
         /* Hooks may look at the flags between any two instructions. */
         b = hook_block_build(c, ops, n, rip, pc);
     } else {
+        if (!faults_observed(c->mm))
+            for (unsigned i = 0; i < n; i++)
+                meta[i].may_fault = false; /* a fault kills: see above */
         mark_dead_flags(ops, meta, n);
         fuse_block(ops, meta, n);
         pair_block(ops, meta, n);

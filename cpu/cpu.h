@@ -317,6 +317,11 @@ void cpu_unimplemented(struct cpu *c, const uint8_t *bytes, unsigned len, bool i
 void cpu_disasm(int bits, const uint8_t *bytes, unsigned len, uint64_t addr, char *buf,
                 unsigned size);
 
+/* The guest can now observe the flags at a fault (it installed a handler
+ * for a fault signal, or has a second thread): drop the code decoded
+ * without that (cpu/block.c "Flags at a fault"); once per space. */
+void cpu_faults_observed(struct mm_space *mm);
+
 /* Forget decoded code in [start, end) (munmap, mprotect, writes), in every
  * thread's cache: each drops its blocks there before it runs another one. */
 void cpu_invalidate(struct cpu *c, uint64_t start, uint64_t end);

@@ -72,6 +72,17 @@ typedef struct elfemu_config {
     void (*strace_line)(const char *line, size_t len, void *user);
     /** The last argument of @ref strace_line. */
     void *strace_line_user;
+    /**
+     * Keep the arithmetic flags exact at a fault that kills the guest, for
+     * an embedder that reads the registers afterwards (elfemu_get_regs()).
+     * Off by default: while the guest cannot catch a fault (no handler for
+     * SIGSEGV, SIGBUS, SIGFPE, SIGILL or SIGTRAP, and one thread), elfemu
+     * leaves out flag computations that only such a fault could show, so
+     * rflags after a fatal fault may be those of an earlier instruction.
+     * What the guest can see is exact either way; so is everything while a
+     * hook is installed.
+     */
+    bool exact_fatal_faults;
 } elfemu_config;
 
 /** Fill @p cfg with the defaults: deterministic layout, host randomness, no sysroot. */

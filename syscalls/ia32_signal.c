@@ -223,7 +223,7 @@ int64_t sys_rt_sigaction_ia32(struct cpu *c, const uint64_t a[6])
         act.restorer = k.restorer;
         act.mask = k.mask[0] | (uint64_t)k.mask[1] << 32;
     }
-    int r = sig_do_action((int32_t)a[0], a[1] ? &act : NULL, &old);
+    int r = sig_do_action(c, (int32_t)a[0], a[1] ? &act : NULL, &old);
     if (r)
         return r;
     if (a[2]) {
@@ -252,7 +252,7 @@ int64_t sys_sigaction_ia32(struct cpu *c, const uint64_t a[6])
         act.restorer = k.restorer;
         act.mask = k.mask;
     }
-    int r = sig_do_action((int32_t)a[0], a[1] ? &act : NULL, &old);
+    int r = sig_do_action(c, (int32_t)a[0], a[1] ? &act : NULL, &old);
     if (r)
         return r;
     if (a[2]) {
@@ -272,7 +272,7 @@ int64_t sys_signal_ia32(struct cpu *c, const uint64_t a[6])
 {
     struct gsigaction act = { .handler = (uint32_t)a[1], .flags = SA_RESETHAND | SA_NODEFER },
                       old;
-    int r = sig_do_action((int32_t)a[0], &act, &old);
+    int r = sig_do_action(c, (int32_t)a[0], &act, &old);
     return r ? r : (int64_t)(uint32_t)old.handler;
 }
 

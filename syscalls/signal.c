@@ -649,7 +649,11 @@ void sig_interrupted(struct cpu *c, uint64_t nr, const uint64_t a[6])
 
 /* ------------------------------------------------------------ syscalls */
 
-int sig_do_action(int sig, const struct gsigaction *act, struct gsigaction *old)
+/* The signals a fault raises: with a handler for one, the guest sees the
+ * registers and flags at a fault (cpu/block.c "Flags at a fault"). */
+#define FAULT_SIGNALS (GSIG_BIT(SIGSEGV) | GSIG_BIT(SIGBUS) | GSIG_BIT(SIGFPE) | GSIG_BIT(SIGILL) | GSIG_BIT(SIGTRAP))
+
+int sig_do_action(struct cpu *c, int sig, const struct gsigaction *act, struct gsigaction *old)
 {
     if (sig < 1 || sig > GSIG_MAX || (act && (sig == SIGKILL || sig == SIGSTOP)))
         return -EINVAL;
@@ -664,6 +668,8 @@ int sig_do_action(int sig, const struct gsigaction *act, struct gsigaction *old)
         host_install(sig, &k);
     }
     unlock_actions();
+    if (act && act->handler > GSIG_IGN && (GSIG_BIT(sig) & FAULT_SIGNALS))
+        cpu_faults_observed(c->mm);
     return 0;
 }
 
@@ -677,7 +683,7 @@ int64_t sys_rt_sigaction(struct cpu *c, const uint64_t a[6])
         return -EFAULT;
     if (a[0] < 1 || a[0] > GSIG_MAX)
         return -EINVAL;
-    int r = sig_do_action((int)a[0], a[1] ? &act : NULL, &old);
+    int r = sig_do_action(c, (int)a[0], a[1] ? &act : NULL, &old);
     if (r)
         return r;
     if (a[2] && copy_to_guest(c, a[2], &old, sizeof(old)) != 0)

@@ -111,8 +111,9 @@ void sig_init_fpu(struct cpu *c);
 
 /* The kernel's do_sigaction(): validate sig, swap in act (when not NULL,
  * its flags and mask cleaned as the kernel keeps them) and return the old
- * action in *old (when not NULL); 0 or -EINVAL. */
-int sig_do_action(int sig, const struct gsigaction *act, struct gsigaction *old);
+ * action in *old (when not NULL); 0 or -EINVAL.  A handler for a fault
+ * signal makes the flags at faults observable (cpu_faults_observed()). */
+int sig_do_action(struct cpu *c, int sig, const struct gsigaction *act, struct gsigaction *old);
 /* Sleep with guest mask m until a signal comes (rt_sigsuspend, pause,
  * sigsuspend): always -EINTR. */
 int64_t sig_suspend(struct cpu *c, uint64_t m);

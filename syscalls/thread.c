@@ -440,6 +440,9 @@ int64_t thread_clone(struct cpu *c, uint64_t flags, uint64_t stack, uint64_t pti
         return e32;
     if ((flags & CLONE_SETTLS) && c->bits != 32 && tls >= c->mm->size)
         return -EPERM;
+    /* Another thread could install a fault handler while this one is in
+     * the middle of a block: from now on, exact flags at every fault. */
+    cpu_faults_observed(c->mm);
     struct gthread *t = calloc(1, sizeof(*t));
     if (!t)
         return -ENOMEM;

@@ -72,6 +72,7 @@ int harness_emu(const uint8_t *code, size_t len, struct hstate *s)
             abort();
         ready = true;
         cpu_init(&c, &mm, 64);
+        cpu_faults_observed(&mm); /* the cases read the registers after a fatal fault */
     } else {
         /* One CPU for every case (creating a block cache is not free):
          * forget the previous case's code instead. */

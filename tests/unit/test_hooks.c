@@ -448,6 +448,33 @@ START_TEST(chained_run_counts_every_instruction)
 }
 END_TEST
 
+/* exact_fatal_faults: the flags of the ADD before the load that kills the
+ * guest (faultflags_asm64), as the kernel would have them in a core dump. */
+START_TEST(exact_flags_after_a_fatal_fault)
+{
+    static char path[4096];
+    snprintf(path, sizeof(path), "%s/faultflags_asm64", guest_dir);
+    char *argv[] = { path, NULL };
+    char *envp[] = { NULL };
+    elfemu_config cfg;
+    elfemu_config_init(&cfg);
+    cfg.exact_fatal_faults = true;
+    elfemu *vm = elfemu_create(&cfg);
+    ck_assert_ptr_nonnull(vm);
+    elfemu_error err;
+    ck_assert_msg(elfemu_load(vm, path, argv, envp, &err) == 0, "%s", err.message);
+    elfemu_exit x;
+    ck_assert_int_eq(elfemu_run(vm, &x), 0);
+    ck_assert(x.signaled);
+    ck_assert_int_eq(x.code, SIGSEGV);
+    elfemu_regs r;
+    elfemu_get_regs(vm, &r);
+    ck_assert_uint_eq(r.rflags & 0x8d5, 0x894); /* OF SF AF PF, after 2^63 - 1 + 1 */
+    ck_assert_uint_eq(r.gpr[0], 0x8000000000000000ull);
+    elfemu_destroy(vm);
+}
+END_TEST
+
 START_TEST(bad_arguments)
 {
     elfemu *vm = load("hello_asm64");
@@ -480,6 +507,7 @@ int main(int argc, char **argv)
     tcase_add_test(t, step_delivers_queued_signals);
     tcase_add_test(t, hooks_keep_x87_flags);
     tcase_add_test(t, chained_run_counts_every_instruction);
+    tcase_add_test(t, exact_flags_after_a_fatal_fault);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);
