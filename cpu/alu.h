@@ -57,4 +57,18 @@ KERNEL(cmp, LF_SUB, d - s, false)
 KERNEL(test, LF_LOGIC, d & s, false)
 #undef KERNEL
 
+/* IMUL's two- and three-operand product at 32 or 64 bits (w64), truncated,
+ * and whether it did not fit (CF = OF; cpu/ops_muldiv.c). */
+static inline uint64_t k_imul(bool w64, uint64_t a, uint64_t b, bool *ovf)
+{
+    if (w64) {
+        int64_t p;
+        *ovf = __builtin_mul_overflow((int64_t)a, (int64_t)b, &p);
+        return (uint64_t)p;
+    }
+    int64_t p = (int64_t)(int32_t)a * (int32_t)b;
+    *ovf = p != (int32_t)p;
+    return (uint32_t)p;
+}
+
 #endif

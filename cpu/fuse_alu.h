@@ -43,6 +43,10 @@ void pair_describe(const struct decoder *d, struct pair_meta *p);
  * fuse_block(), whose pairs are left as they are); returns how many. */
 unsigned pair_block(struct op *ops, const struct op_meta *meta, unsigned n);
 
+/* p is MOV [m], r32 with its memory operand in form am (the store that
+ * cpu/ops_fused.c runs between a compare and its Jcc). */
+bool pair_is_store32(const struct pair_meta *p, unsigned am);
+
 /* The handler of the pair a, b that is no register pair of one width
  * (cpu/ops_fused_mem.c: a memory half, or two widths), NULL when that pair
  * has none. */

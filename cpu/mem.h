@@ -108,6 +108,22 @@ static inline __attribute__((always_inline)) void *am_ptr(struct cpu *c, const s
     return am_host(c, am_ea(c, op, am), am);
 }
 
+/* The host pointer of op's memory operand in form am for an op that a
+ * handler runs after an earlier op of its own (the second half of a fused
+ * pair or sequence): c->cur points at op before the access, so that a
+ * fault there finds the earlier ops done and this one not begun.  The
+ * empty asm takes the address as made from c->cur: the compiler can
+ * neither drop that store (NEXT stores c->cur again) nor move the access
+ * above it. */
+static inline __attribute__((always_inline)) void *am_ptr_later(struct cpu *c, const struct op *op,
+                                                                unsigned am)
+{
+    c->cur = op;
+    void *p = am_ptr(c, op, am);
+    __asm__ volatile("" : "+r"(p) : "m"(c->cur));
+    return p;
+}
+
 #define DEFINE_ACCESS(bits)                                                             \
     static inline uint##bits##_t load##bits(struct cpu *c, uint64_t a)                  \
     {                                                                                   \

@@ -295,6 +295,27 @@ FUSED_PAIRS(GEN_FUSED)
     X(K_BT, F_RI, AM_ANY, reg, 1) X(K_BT, F_RI, AM_ANY, reg, 2) X(K_BT, F_RI, AM_ANY, reg, 3)
 BT_PAIRS(GEN_BT_JCC)
 
+/* Compare, store, branch: CMP [m], imm; MOV [m], r32; Jcc, as one op.
+ * 32-bit code keeps loop counters on the stack, and the compiler puts a
+ * store between the compare and its branch (sha256's rounds for ia32):
+ * the compare's half as in a pair, then the store as its own handler does
+ * it (c->cur at the store before its access: a fault there finds the
+ * compare done and its flags record committed), then the branch on the
+ * compare's condition, which the store leaves as it is.  One handler per
+ * condition class; TRIPLE_FORMS lists the compares that have them. */
+#define TRIPLE_FORMS(X) X(K_CMP, F_MI, AM_B32, b32, 2)
+#define GEN_TRIPLE_CLASS(kind, form, am, sfx, w, cls)                                   \
+    static void ft_##kind##_##form##_##w##_##cls##_##sfx(struct cpu *c, const struct op *op) \
+    {                                                                                   \
+        struct half h;                                                                  \
+        first_half(c, op, kind, form, am, w, reads_cf(cls << 1), &h);                   \
+        const struct op *st = op + 1;                                                   \
+        st32(am_ptr_later(c, st, AM_B32), GPR32(c, st->r2));                            \
+        CHAIN_BRANCH(c, op + 2, cond_class(kind, w, cls, &h) != (op->x1 & 1));          \
+    }
+#define GEN_TRIPLE(kind, form, am, sfx, w) ARITH_CLASSES(GEN_TRIPLE_CLASS, kind, form, am, sfx, w)
+TRIPLE_FORMS(GEN_TRIPLE)
+
 /* Flag-eliding forms: an instruction whose flags no later instruction of
  * its block reads before they are replaced, with no instruction that may
  * fault in between (the dead-flag pass's OPF_NOFLAGS), writes its result
@@ -352,6 +373,20 @@ static const struct fused_handlers {
 };
 #define NF_ENTRY(kind, form, am, sfx, w) [N_##kind##_##form##_##w##_##sfx] = nf_##kind##_##form##_##w##_##sfx,
 static const cpu_handler noflags[NNOFLAGS] = { NOFLAGS_ALONE(NF_ENTRY) };
+
+/* The compare-store-branch handler of writer t before a Jcc on cc, NULL
+ * when there is none. */
+static cpu_handler triple_handler(const struct fuse_meta *t, unsigned cc)
+{
+#define TRIPLE_SLOT(kind, form, am, sfx, w, cls) [SLOT(cls)] = ft_##kind##_##form##_##w##_##cls##_##sfx,
+#define TRIPLE_MATCH(k, f, m, sfx, wd)                                                  \
+    if (t->kind == k && t->form == f && t->am == m && t->w == wd) {                     \
+        static const cpu_handler h[NSLOTS] = { ARITH_CLASSES(TRIPLE_SLOT, k, f, m, sfx, wd) }; \
+        return h[SLOT(cc >> 1)];                                                        \
+    }
+    TRIPLE_FORMS(TRIPLE_MATCH)
+    return NULL;
+}
 
 /* ------------------------------------------------------------ decoding */
 
@@ -480,6 +515,21 @@ unsigned fuse_block(struct op *ops, const struct op_meta *meta, unsigned n)
             pair = r->role == FUSE_JCC ? h->jcc[slot] : h->setcc[slot];
         } else if (r && r->role == FUSE_CMOV)
             pair = h->cmov;
+        if (!pair && i + 2 < n && meta[i + 2].fuse.role == FUSE_JCC &&
+            pair_is_store32(&meta[i + 1].pair, AM_B32) &&
+            (pair = triple_handler(w, meta[i + 2].fuse.cc)) != NULL) {
+            /* Compare, store, branch: the record is dead when nothing
+             * reads the flags after the Jcc and the store cannot expose
+             * them in a fault. */
+            f.fn = pair;
+            f.x1 = meta[i + 2].fuse.cc;
+            if (!(live_after[i + 2] & meta[i].flags_written) && !meta[i + 1].may_fault)
+                f.flags |= OPF_NOFLAGS;
+            ops[i] = f;
+            pairs++;
+            i += 2;
+            continue;
+        }
         if (!pair) {
             /* Alone: its flags may be dead. */
             cpu_handler nf = noflags[noflags_index[w->kind][w->form][w->am][w->w]];

@@ -75,6 +75,9 @@ static unsigned kind_of(const struct decoder *d)
      * second half of a pair does not have */
     if (m == ZYDIS_MNEMONIC_LEA)
         return op->base == SLOT_RIP ? PK_NONE : PK_LEA;
+    if (m == ZYDIS_MNEMONIC_IMUL)
+        return d->in->operand_count_visible == 3 && reg_is(d, 1, op->r2) && is_imm(d, 2)
+                   ? PK_IMULI : PK_NONE;
     if (d->in->operand_count < 2)
         return PK_NONE;
     if (is_imm(d, 1)) {
@@ -86,14 +89,14 @@ static unsigned kind_of(const struct decoder *d)
 }
 
 /* The memory kinds of cpu/ops_fused_mem.c: MOV r, [m] (PK_LD), MOV [m], r
- * (PK_ST), ADD r, [m] (PK_ADDM) and MOV [m], r8 (PK_ST8), in an address
- * form it handles (not FS/GS, not the 0x67 prefix); PK_NONE for anything
- * else. */
+ * (PK_ST), ADD r, [m] (PK_ADDM), MOV [m], r8 (PK_ST8), ADD [m], imm
+ * (PK_ADDMI) and MOVZX r, byte [m] (PK_LDZX8), in an address form it
+ * handles (not FS/GS, not the 0x67 prefix); PK_NONE for anything else. */
 static unsigned mem_kind_of(const struct decoder *d, uint8_t *am)
 {
     ZydisMnemonic mn = d->in->mnemonic;
-    if ((mn != ZYDIS_MNEMONIC_MOV && mn != ZYDIS_MNEMONIC_ADD) || d->in->operand_count < 2 ||
-        (d->op->flags & OPF_LOCK))
+    if ((mn != ZYDIS_MNEMONIC_MOV && mn != ZYDIS_MNEMONIC_ADD && mn != ZYDIS_MNEMONIC_MOVZX) ||
+        d->in->operand_count < 2 || (d->op->flags & OPF_LOCK))
         return PK_NONE;
     unsigned m = is_mem(d, 0) ? 0 : 1;
     const ZydisDecodedOperand *o = &d->ops[m];
@@ -104,10 +107,14 @@ static unsigned mem_kind_of(const struct decoder *d, uint8_t *am)
     *am = (uint8_t)dec_addr_mode(d);
     if (*am == AM_ANY)
         return PK_NONE;
+    if (mn == ZYDIS_MNEMONIC_MOVZX)
+        return m == 1 && o->size == 8 && reg_is(d, 0, d->op->r1) ? PK_LDZX8 : PK_NONE;
     if (m == 1 && reg_is(d, 0, d->op->r1))
         return mn == ZYDIS_MNEMONIC_MOV ? PK_LD : PK_ADDM;
     if (m == 0 && mn == ZYDIS_MNEMONIC_MOV && reg_is(d, 1, d->op->r2))
         return d->ops[0].size == 8 ? PK_ST8 : PK_ST;
+    if (m == 0 && mn == ZYDIS_MNEMONIC_ADD && is_imm(d, 1))
+        return PK_ADDMI;
     return PK_NONE;
 }
 
@@ -131,6 +138,11 @@ void pair_describe(const struct decoder *d, struct pair_meta *p)
     p->kind = (uint8_t)kind_of(d);
     if (p->kind == PK_NONE)
         p->kind = (uint8_t)mem_kind_of(d, &p->am);
+}
+
+bool pair_is_store32(const struct pair_meta *p, unsigned am)
+{
+    return p->kind == PK_ST && !p->w64 && p->am == am;
 }
 
 /* ops[i] is the first op of a compare-and-branch pair (cpu/fuse.h): its

@@ -21,20 +21,14 @@
 #include "cpu/pair_half.h"
 
 /* The host address of op's memory operand in form am for a half that may
- * fault.  The second half of a pair first points c->cur at its op; the
- * empty asm takes the address as made from c->cur: the compiler can
- * neither drop that store (NEXT stores c->cur again) nor move the access
- * above it.  The address registers come from struct cpu, not through the
- * link: its compares cost more than the wait for a store they would save. */
+ * fault: the second half of a pair points c->cur at its op first
+ * (am_ptr_later).  The address registers come from struct cpu, not
+ * through the link: its compares cost more than the wait for a store they
+ * would save. */
 static inline __attribute__((always_inline)) void *mem_at(struct cpu *c, const struct op *op,
                                                           unsigned am, bool second)
 {
-    if (second)
-        c->cur = op;
-    void *p = am_ptr(c, op, am);
-    if (second)
-        __asm__ volatile("" : "+r"(p) : "m"(c->cur));
-    return p;
+    return second ? am_ptr_later(c, op, am) : am_ptr(c, op, am);
 }
 
 /* One half of a pair (second: the pair's second), memory kinds included;
@@ -65,6 +59,28 @@ static inline __attribute__((always_inline)) uint64_t mhalf(struct cpu *c, const
         st8(p, GPR8(c, op->r2));
         return 0;
     }
+    if (kind == PK_ADDMI) { /* load, add, store, then the flags record */
+        void *p = mem_at(c, op, am, second);
+        struct lfrec f;
+        k_add(w64 ? 3 : 2, w64 ? ld64(p) : ld32(p), (uint64_t)op->imm, 0, &f);
+        if (w64)
+            st64(p, f.r);
+        else
+            st32(p, (uint32_t)f.r);
+        lf_commit(c, op, &f);
+        return 0;
+    }
+    if (kind == PK_LDZX8) {
+        const void *p = mem_at(c, op, am, second);
+        return wr(c, op->r1, w64, ld8(p));
+    }
+    if (kind == PK_IMULI) { /* as its own handler (cpu/ops_muldiv.c) */
+        bool ovf;
+        uint64_t r = wr(c, op->r1, w64, k_imul(w64, rd(c, l, op->r2, w64), (uint64_t)op->imm, &ovf));
+        if (!(op->flags & OPF_NOFLAGS))
+            cpu_set_cf_of(c, ovf ? FL_CF | FL_OF : 0);
+        return r;
+    }
     return half(c, l, op, kind, w64);
 }
 
@@ -73,8 +89,9 @@ static inline __attribute__((always_inline)) uint64_t mhalf(struct cpu *c, const
  * would be for nothing; after a load they cost more than the wait for the
  * store they save (sha256_32: Ir -2.3%, no slower).  Register first halves
  * keep it, as in the register pairs. */
-#define link_reg(op, kind) ((kind) == PK_ST || (kind) == PK_ST8 ? SLOT_ZERO : (op)->r1)
-#define link_of(kind, l) ((kind) >= NPK ? NULL : (l))
+#define link_reg(op, kind)                                                               \
+    ((kind) == PK_ST || (kind) == PK_ST8 || (kind) == PK_ADDMI ? SLOT_ZERO : (op)->r1)
+#define link_of(kind, l) ((kind) >= NPK && (kind) != PK_IMULI ? NULL : (l))
 
 #define GEN_MPAIR(second, first, am, sfx, w64)                                          \
     static void mp_##first##_##second##_##sfx##_##w64(struct cpu *c, const struct op *op) \
@@ -112,11 +129,23 @@ static const cpu_handler mp_h[][NPK_ALL][NPK_ALL] = { MEM_PAIR_FORMS(FORM_ENTRIE
  * (AM_ANY: a register kind) and width (w: 64-bit).  sha256 for ia32:
  *     mov edi, [ebp-0x15c]; add edx, [edi+esi*4-0x1fd4]  (the load is the base)
  *     rol eax, 0xe; add edx, [ecx+0x1c]                  (its message schedule)
- *     shr ecx, 0x10; mov [esi+edx], cl                   (its input's making) */
+ *     shr ecx, 0x10; mov [esi+edx], cl                   (its input's making)
+ *     imul eax, eax, 0x41c64e6d; add eax, 0x3039         (its random generator,
+ *     mov [esi+edx], cl; add edx, 1                       the same loop)
+ *     add [ebp-0x13c], 1; xor eax, edx                   (its rounds: the counter
+ *     xor eax, edx; mov edx, [edi+esi*4]                  and the schedule's word)
+ *     movzx eax, byte [edx]; movzx esi, byte [edx+1]     (its big-endian loads)
+ *     or eax, esi; movzx esi, byte [edx-1] */
 #define SEL_PAIRS(X)                                                                    \
     X(LD, AM_B32, 0, ADDM, AM_X32, 0, ldb_addmx)                                        \
     X(ROL, AM_ANY, 0, ADDM, AM_B32, 0, rol_addmb)                                       \
-    X(SHR, AM_ANY, 0, ST8, AM_X32, 0, shr_st8x)
+    X(SHR, AM_ANY, 0, ST8, AM_X32, 0, shr_st8x)                                         \
+    X(IMULI, AM_ANY, 0, ADDI, AM_ANY, 0, imuli_addi)                                    \
+    X(ST8, AM_X32, 0, ADDI, AM_ANY, 0, st8x_addi)                                       \
+    X(ADDMI, AM_B32, 0, XOR, AM_ANY, 0, addmib_xor)                                     \
+    X(XOR, AM_ANY, 0, LD, AM_X32, 0, xor_ldx)                                           \
+    X(LDZX8, AM_B32, 0, LDZX8, AM_B32, 0, ldzx8b_ldzx8b)                                \
+    X(OR, AM_ANY, 0, LDZX8, AM_B32, 0, or_ldzx8b)
 #define GEN_SEL(first, ama, wa, second, amb, wb, name)                                  \
     static void ms_##name(struct cpu *c, const struct op *op)                           \
     {                                                                                   \

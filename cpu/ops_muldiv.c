@@ -18,6 +18,7 @@
  * the instruction: SIGFPE with FPE_INTDIV, as Linux delivers it. */
 #include <signal.h>
 
+#include "cpu/alu.h"
 #include "cpu/decode.h"
 #include "cpu/flags.h"
 #include "cpu/mem.h"
@@ -239,49 +240,56 @@ enum { M_MUL, M_IMUL, M_DIV, M_IDIV, NONE_OPS };
 static const cpu_handler one_h[NONE_OPS][2][4] = { ONE_OPS(OFORMS) };
 
 /* ------------------------------------------------------------ IMUL r, r/m [, imm]
- * The product truncated to the destination; CF = OF = it did not fit. */
-static inline int64_t imul_16(struct cpu *c, uint64_t a, uint64_t b)
+ * The product truncated to the destination; CF = OF = it did not fit,
+ * left out when the dead-flag pass proved them dead (OPF_NOFLAGS). */
+static inline void imul_flags(struct cpu *c, const struct op *op, bool overflow)
+{
+    if (!(op->flags & OPF_NOFLAGS))
+        mul_flags(c, overflow);
+}
+static inline int64_t imul_16(struct cpu *c, const struct op *op, uint64_t a, uint64_t b)
 {
     int32_t p = (int16_t)a * (int16_t)b;
-    mul_flags(c, p != (int16_t)p);
+    imul_flags(c, op, p != (int16_t)p);
     return p;
 }
-static inline int64_t imul_32(struct cpu *c, uint64_t a, uint64_t b)
+static inline int64_t imul_32(struct cpu *c, const struct op *op, uint64_t a, uint64_t b)
 {
-    int64_t p = (int64_t)(int32_t)a * (int32_t)b;
-    mul_flags(c, p != (int32_t)p);
-    return p;
+    bool ovf;
+    uint64_t p = k_imul(false, a, b, &ovf);
+    imul_flags(c, op, ovf);
+    return (int64_t)p;
 }
-static inline int64_t imul_64(struct cpu *c, uint64_t a, uint64_t b)
+static inline int64_t imul_64(struct cpu *c, const struct op *op, uint64_t a, uint64_t b)
 {
-    int64_t p;
-    bool ovf = __builtin_mul_overflow((int64_t)a, (int64_t)b, &p);
-    mul_flags(c, ovf);
-    return p;
+    bool ovf;
+    uint64_t p = k_imul(true, a, b, &ovf);
+    imul_flags(c, op, ovf);
+    return (int64_t)p;
 }
 
 /* Forms: rr (r1 *= r2), rm (r1 *= [mem]), rri (r1 = r2 * imm), rmi (r1 = [mem] * imm). */
 #define GEN_IMUL(B)                                                                     \
     static void op_imul_rr_##B(struct cpu *c, const struct op *op)                      \
     {                                                                                   \
-        set_gpr##B(c, op->r1, (uint64_t)imul_##B(c, GPR##B(c, op->r1), GPR##B(c, op->r2))); \
+        set_gpr##B(c, op->r1, (uint64_t)imul_##B(c, op, GPR##B(c, op->r1), GPR##B(c, op->r2))); \
         NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_imul_rm_##B(struct cpu *c, const struct op *op)                      \
     {                                                                                   \
         uint64_t s = load##B(c, op_ea(c, op));                                          \
-        set_gpr##B(c, op->r1, (uint64_t)imul_##B(c, GPR##B(c, op->r1), s));             \
+        set_gpr##B(c, op->r1, (uint64_t)imul_##B(c, op, GPR##B(c, op->r1), s));             \
         NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_imul_rri_##B(struct cpu *c, const struct op *op)                     \
     {                                                                                   \
-        set_gpr##B(c, op->r1, (uint64_t)imul_##B(c, GPR##B(c, op->r2), (uint64_t)op->imm)); \
+        set_gpr##B(c, op->r1, (uint64_t)imul_##B(c, op, GPR##B(c, op->r2), (uint64_t)op->imm)); \
         NEXT(c, op);                                                              \
     }                                                                                   \
     static void op_imul_rmi_##B(struct cpu *c, const struct op *op)                     \
     {                                                                                   \
         uint64_t s = load##B(c, op_ea(c, op));                                          \
-        set_gpr##B(c, op->r1, (uint64_t)imul_##B(c, s, (uint64_t)op->imm));             \
+        set_gpr##B(c, op->r1, (uint64_t)imul_##B(c, op, s, (uint64_t)op->imm));             \
         NEXT(c, op);                                                              \
     }
 GEN_IMUL(16)

@@ -29,9 +29,12 @@
 
 #define PK_ENUM(name, _) PK_##name,
 /* The register kinds (PK_NONE: not pairable; the register pairs' table
- * has NPK rows), then the memory kinds only cpu/ops_fused_mem.c pairs:
- * MOV r, [m], MOV [m], r, ADD r, [m] and MOV [m], r8. */
-enum { PK_NONE, PAIR_FIRST(PK_ENUM, 0) NPK, PK_LD = NPK, PK_ST, PK_ADDM, PK_ST8, NPK_ALL };
+ * has NPK rows), then the kinds only cpu/ops_fused_mem.c pairs: the
+ * memory kinds MOV r, [m], MOV [m], r, ADD r, [m] and MOV [m], r8, then
+ * those in its single pairs only: IMUL r, r, imm, ADD [m], imm and MOVZX
+ * r, byte [m]. */
+enum { PK_NONE, PAIR_FIRST(PK_ENUM, 0) NPK, PK_LD = NPK, PK_ST, PK_ADDM, PK_ST8, PK_IMULI, PK_ADDMI,
+       PK_LDZX8, NPK_ALL };
 
 /* The first half's result, which the second reads from here rather than
  * from struct cpu, where it has just been stored (a chain of dependent
@@ -85,6 +88,17 @@ static inline __attribute__((always_inline)) uint64_t shift(struct cpu *c, const
 {
     unsigned bits = w64 ? 64 : 32, n = (unsigned)op->imm;
     uint64_t v = rd(c, l, op->r1, w64);
+    if (op->flags & OPF_NOFLAGS) {
+        /* the result alone: without this test first, the compiler
+         * computes the flags before the one in sh_flags() */
+        switch (kind) {
+        case PK_ROL: return wr(c, op->r1, w64, rotl_w(bits, v, n & (bits - 1)));
+        case PK_ROR: return wr(c, op->r1, w64, rotl_w(bits, v, -n & (bits - 1)));
+        case PK_SHL: return wr(c, op->r1, w64, v << n);
+        case PK_SHR: return wr(c, op->r1, w64, v >> n);
+        default: return wr(c, op->r1, w64, (uint64_t)((int64_t)sext(v, bits) >> n));
+        }
+    }
     struct shres s;
     switch (kind) {
     case PK_ROL: s = k_rol(c, bits, v, n); break;

@@ -10,9 +10,13 @@
  * reads, in part too; a result that is the next access's base or index; a
  * load of the next load's base), AND then MOVZX of a word, MOVSXD then
  * MOV (x86_64), a load of the base of an ADD r, [m], ROL then ADD r, [m],
- * SHR then a byte store (of a high byte too), and faults in the first and
- * the second half of a pair: the signal's rip, address, registers and
- * flags. */
+ * SHR then a byte store (of a high byte too), a byte store then ADD imm,
+ * IMUL r, r, imm then ADD imm (and alone, its CF and OF read: SF ZF PF
+ * are undefined after it), ADD [m], imm then XOR, XOR then an indexed
+ * load, MOVZX of a byte after MOVZX or OR, and faults in
+ * the first and the second half of a pair, and in the compare and the
+ * store of a compare-store-branch (cmpstore.c): the signal's rip, address,
+ * registers and flags. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -123,11 +127,29 @@ struct pair_case {
     X(rol_add, "rol $7, %" W "[a]\n\tadd 8(%[p]), %" W "[b]", W, T)                      \
     X(rol_add_own, "rol $7, %" W "[a]\n\tadd 8(%[p]), %" W "[a]", W, T)                  \
     X(shr_st8, "shr $13, %" W "[a]\n\tmov %b[a], 1(%[p],%[i],1)", W, T)                  \
+    X(st8_addi, "mov %b[a], 1(%[p],%[i],1)\n\tadd $0x7fffffff, %" W "[b]", W, T)         \
+    X(st8_addi_own, "mov %b[a], 2(%[p],%[i],2)\n\tadd $-1, %" W "[a]", W, T)            \
+    X(imul_addi, "imul $0x41c64e6d, %" W "[a], %" W "[b]\n\tadd $0x3039, %" W "[b]", W, T) \
+    X(imul_addi_own, "imul $-7, %" W "[a], %" W "[a]\n\tadd $1, %" W "[a]", W, T)       \
+    X(imul_addi_other, "imul $0x10001, %" W "[b], %" W "[a]\n\tadd $-1, %" W "[b]", W, T) \
+    X(addmi_xor, "addl $1, 8(%[p])\n\txor %" W "[a], %" W "[b]", W, T)                     \
+    X(addmi_xor_wide, "addl $0x7fffffff, (%[p])\n\txor %" W "[b], %" W "[a]", W, T)        \
+    X(xor_ldx, "xor %" W "[b], %" W "[a]\n\tmov (%[p],%[i]," S "), %" W "[b]", W, T)       \
+    X(xor_ldx_index, "xor %" W "[a], %" W "[a]\n\tmov 8(%[p]," ADDR("a") "," S "), %" W "[b]", W, T) \
+    X(xor_ldx_own, "xor %" W "[b], %" W "[a]\n\tmov -" S "(%[p],%[i]," S "), %" W "[a]", W, T) \
+    X(zx8_zx8, "movzbl 3(%[p]), %k[a]\n\tmovzbl 9(%[p]), %k[b]", W, T)                    \
+    X(zx8_zx8_own, "movzbl (%[p]), %k[a]\n\tmovzbl 15(%[p]), %k[a]", W, T)                \
+    X(or_zx8, "or %" W "[b], %" W "[a]\n\tmovzbl 5(%[p]), %k[b]", W, T)                    \
+    X(or_zx8_own, "or %" W "[b], %" W "[a]\n\tmovzbl 6(%[p]), %k[a]", W, T)                \
+    X(imul_flags, "imul $0x7fff, %" W "[a], %" W "[b]\n\tseto %b[a]\n\tadc $0, %" W "[b]", W, T) \
+    X(imul_flags_own, "imul $-2, %" W "[a], %" W "[a]\n\tadc $0, %" W "[a]", W, T)          \
     HIGH_BYTE(X, W, T)
 #ifdef __x86_64__
 #define HIGH_BYTE(X, W, T) /* AH..BH cannot be in an instruction with a REX prefix */
 #else
-#define HIGH_BYTE(X, W, T) X(shr_st8_high, "shr $1, %" W "[b]\n\tmov %h[a], 7(%[p],%[i],2)", W, T)
+#define HIGH_BYTE(X, W, T)                                                              \
+    X(shr_st8_high, "shr $1, %" W "[b]\n\tmov %h[a], 7(%[p],%[i],2)", W, T)                \
+    X(st8_high_addi, "mov %h[a], 7(%[p],%[i],2)\n\tadd $1, %" W "[a]", W, T)
 #endif
 #define GEN_MEM(name, text, W, T) GEN_ONE(T, m_##name##_##T, text)
 #define ROW_MEM(name, text, W, T) { #name, MASK(0), m_##name##_##T },
@@ -214,7 +236,17 @@ static void run(const struct pair_case *cases, size_t n, const char *width)
     X(load_then_add, "mov " P ", (" SP ")\n mov $1, %edx\n cmp $1, %edx\n"               \
       " mov (" SP "), " P "\n add 4(" P "," DXP ",4), %edx\n")                           \
     X(rol_then_add, "rol $3, %eax\n add 8(" P "), %edx\n")                              \
-    X(shr_then_store8, "shr $31, %eax\n mov %dl, (" P "," AXP ",1)\n")
+    X(shr_then_store8, "shr $31, %eax\n mov %dl, (" P "," AXP ",1)\n")                \
+    X(store8_then_add, "and $3, %eax\n mov %dl, (" P "," AXP ",1)\n add $1, %eax\n")    \
+    X(addmi_then_xor, "addl $1, 4(" P ")\n xor %edx, %eax\n")                            \
+    X(xor_then_load_index, "xor %eax, %eax\n mov (" P "," AXP ",4), %edx\n")              \
+    X(zx8_then_zx8, "movzbl (" SP "), %eax\n movzbl 1(" P "), %edx\n")                   \
+    X(zx8_then_zx8_first, "movzbl 1(" P "), %eax\n movzbl (" SP "), %edx\n")             \
+    X(or_then_zx8, "or %edx, %eax\n movzbl 2(" P "), %edx\n")                            \
+    X(cmp_store_branch_cmp, "cmpl $0x40, 4(" P ")\n mov %edx, (" SP ")\n jne 1f\n"        \
+      " inc %edx\n1:\n")                                                                \
+    X(cmp_store_branch_store, "cmpl $0x5a5a1235, (" SP ")\n mov %edx, 4(" P ")\n jb 1f\n" \
+      " inc %edx\n1:\n")
 #define DECLARE_FAULT(name, text) void f_##name(void *bad);
 FAULT_ROUTINES(DECLARE_FAULT)
 /* Each pushes a known word for the halves that use the stack (the return
