@@ -49,7 +49,8 @@ bool pair_is_store32(const struct pair_meta *p, unsigned am);
 
 /* The handler of the pair a, b that is no register pair of one width
  * (cpu/ops_fused_mem.c: a memory half, or two widths), NULL when that pair
- * has none. */
-cpu_handler mem_pair_handler(const struct pair_meta *a, const struct pair_meta *b);
+ * has none; dead: both halves' flags are dead (the handler without the
+ * flags records, where there is one). */
+cpu_handler mem_pair_handler(const struct pair_meta *a, const struct pair_meta *b, bool dead);
 
 #endif

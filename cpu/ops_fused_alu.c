@@ -16,21 +16,36 @@
 #include "cpu/pair_half.h"
 
 /* The pair: both halves, then the op after the second (the second op
- * stays in the block with its own handler, for its length: cpu_rip()). */
-#define GEN_PAIR(second, first, w64)                                                    \
-    static void pr_##first##_##second##_##w64(struct cpu *c, const struct op *op)       \
+ * stays in the block with its own handler, for its length: cpu_rip()).
+ * nf: the handler for a pair whose flags are all dead (NF_PAIR_WIDTHS),
+ * without the tests of OPF_NOFLAGS. */
+#define GEN_PAIR_NF(second, first, w64, nf, tag)                                        \
+    static void pr_##first##_##second##_##w64##tag(struct cpu *c, const struct op *op)  \
     {                                                                                   \
-        struct link l = { op->r1, half(c, NULL, op, PK_##first, w64) };                  \
-        half(c, &l, op + 1, PK_##second, w64);                                          \
+        struct link l = { op->r1, half(c, NULL, op, PK_##first, w64, nf) };              \
+        half(c, &l, op + 1, PK_##second, w64, nf);                                      \
         NEXT(c, op + 1);                                                                \
     }
+#define GEN_PAIR(second, first, w64) GEN_PAIR_NF(second, first, w64, 0, )
+#define GEN_PAIR_DEAD(second, first, w64) GEN_PAIR_NF(second, first, w64, 1, _nf)
 #define GEN_ROW(first, w64) PAIR_SECOND(GEN_PAIR, first, w64)
+#define GEN_ROW_DEAD(first, w64) PAIR_SECOND(GEN_PAIR_DEAD, first, w64)
 PAIR_FIRST(GEN_ROW, 0)
 PAIR_FIRST(GEN_ROW, 1)
+/* The widths whose pairs have dead-flag handlers: 32-bit, where ia32 code
+ * (sha256 for ia32) spends the tests (its Ir -10% with them). */
+#define NF_PAIR_WIDTHS(X) X(0)
+#define GEN_DEAD_WIDTH(w64) PAIR_FIRST(GEN_ROW_DEAD, w64)
+NF_PAIR_WIDTHS(GEN_DEAD_WIDTH)
 
 #define PAIR_ENTRY(second, first, w64) [w64][PK_##first][PK_##second] = pr_##first##_##second##_##w64,
 #define ROW_ENTRIES(first, w64) PAIR_SECOND(PAIR_ENTRY, first, w64)
 static const cpu_handler pair_h[2][NPK][NPK] = { PAIR_FIRST(ROW_ENTRIES, 0) PAIR_FIRST(ROW_ENTRIES, 1) };
+#define DEAD_ENTRY(second, first, w64)                                                  \
+    [w64][PK_##first][PK_##second] = pr_##first##_##second##_##w64##_nf,
+#define DEAD_ROW_ENTRIES(first, w64) PAIR_SECOND(DEAD_ENTRY, first, w64)
+#define DEAD_WIDTH_ENTRIES(w64) PAIR_FIRST(DEAD_ROW_ENTRIES, w64)
+static const cpu_handler pair_h_nf[2][NPK][NPK] = { NF_PAIR_WIDTHS(DEAD_WIDTH_ENTRIES) };
 
 /* ------------------------------------------------------------ decoding */
 
@@ -155,6 +170,15 @@ static bool taken_by_fuse(const struct op *ops, const struct op_meta *meta, unsi
     return role == FUSE_JCC || role == FUSE_SETCC || role == FUSE_CMOV;
 }
 
+/* A half of this kind leaves no flags record to make: it writes no flags,
+ * or the dead-flag pass proved them dead. */
+static bool flags_dead(const struct op *op, unsigned kind)
+{
+    bool writes = (kind >= PK_ADD && kind <= PK_SAR) || kind == PK_ADDM || kind == PK_ADDMI ||
+                  kind == PK_IMULI;
+    return !writes || (op->flags & OPF_NOFLAGS);
+}
+
 unsigned pair_block(struct op *ops, const struct op_meta *meta, unsigned n)
 {
     unsigned pairs = 0;
@@ -163,11 +187,16 @@ unsigned pair_block(struct op *ops, const struct op_meta *meta, unsigned n)
         if (a->kind == PK_NONE || b->kind == PK_NONE ||
             taken_by_fuse(ops, meta, i, n) || taken_by_fuse(ops, meta, i + 1, n))
             continue;
-        cpu_handler h;
-        if (a->kind < NPK && b->kind < NPK && a->w64 == b->w64)
-            h = pair_h[a->w64][a->kind][b->kind];
-        else
-            h = mem_pair_handler(a, b);
+        bool dead = flags_dead(&ops[i], a->kind) && flags_dead(&ops[i + 1], b->kind);
+        cpu_handler h = NULL;
+        if (a->kind < NPK && b->kind < NPK && a->w64 == b->w64) {
+            if (dead)
+                h = pair_h_nf[a->w64][a->kind][b->kind];
+            if (!h)
+                h = pair_h[a->w64][a->kind][b->kind];
+        } else {
+            h = mem_pair_handler(a, b, dead);
+        }
         if (!h)
             continue;
         ops[i].fn = h;

@@ -34,10 +34,12 @@ static inline __attribute__((always_inline)) void *mem_at(struct cpu *c, const s
 /* One half of a pair (second: the pair's second), memory kinds included;
  * returns the 64 bits of the register it wrote (a store writes none: 0,
  * the value of SLOT_ZERO, which is where link_reg() points the link).  A
- * store's value comes from struct cpu too: it is not needed at once. */
+ * store's value comes from struct cpu too: it is not needed at once.  nf:
+ * the flags of the pair are all dead (cpu/pair_half.h half()). */
 static inline __attribute__((always_inline)) uint64_t mhalf(struct cpu *c, const struct link *l,
                                                             const struct op *op, unsigned kind,
-                                                            unsigned am, unsigned w64, bool second)
+                                                            unsigned am, unsigned w64, unsigned nf,
+                                                            bool second)
 {
     if (kind == PK_LD) {
         const void *p = mem_at(c, op, am, second);
@@ -52,8 +54,8 @@ static inline __attribute__((always_inline)) uint64_t mhalf(struct cpu *c, const
         return 0;
     }
     if (kind == PK_ADDM) /* the load, then ADD's own half */
-        return alu(c, l, op, PK_ADD, w64, w64 ? ld64(mem_at(c, op, am, second))
-                                              : ld32(mem_at(c, op, am, second)));
+        return alu(c, l, op, PK_ADD, w64, nf, w64 ? ld64(mem_at(c, op, am, second))
+                                                  : ld32(mem_at(c, op, am, second)));
     if (kind == PK_ST8) {
         void *p = mem_at(c, op, am, second);
         st8(p, GPR8(c, op->r2));
@@ -67,7 +69,8 @@ static inline __attribute__((always_inline)) uint64_t mhalf(struct cpu *c, const
             st64(p, f.r);
         else
             st32(p, (uint32_t)f.r);
-        lf_commit(c, op, &f);
+        if (!nf)
+            lf_commit(c, op, &f);
         return 0;
     }
     if (kind == PK_LDZX8) {
@@ -77,11 +80,11 @@ static inline __attribute__((always_inline)) uint64_t mhalf(struct cpu *c, const
     if (kind == PK_IMULI) { /* as its own handler (cpu/ops_muldiv.c) */
         bool ovf;
         uint64_t r = wr(c, op->r1, w64, k_imul(w64, rd(c, l, op->r2, w64), (uint64_t)op->imm, &ovf));
-        if (!(op->flags & OPF_NOFLAGS))
+        if (!nf && !(op->flags & OPF_NOFLAGS))
             cpu_set_cf_of(c, ovf ? FL_CF | FL_OF : 0);
         return r;
     }
-    return half(c, l, op, kind, w64);
+    return half(c, l, op, kind, w64, nf);
 }
 
 /* The register a half of this kind writes (see mhalf), and the link the
@@ -93,13 +96,17 @@ static inline __attribute__((always_inline)) uint64_t mhalf(struct cpu *c, const
     ((kind) == PK_ST || (kind) == PK_ST8 || (kind) == PK_ADDMI ? SLOT_ZERO : (op)->r1)
 #define link_of(kind, l) ((kind) >= NPK && (kind) != PK_IMULI ? NULL : (l))
 
-#define GEN_MPAIR(second, first, am, sfx, w64)                                          \
-    static void mp_##first##_##second##_##sfx##_##w64(struct cpu *c, const struct op *op) \
+/* Each pair twice: for any flags, and (_nf) for flags that are all dead. */
+#define GEN_MPAIR_NF(second, first, am, sfx, w64, nf, tag)                              \
+    static void mp_##first##_##second##_##sfx##_##w64##tag(struct cpu *c, const struct op *op) \
     {                                                                                   \
-        struct link l = { link_reg(op, PK_##first), mhalf(c, NULL, op, PK_##first, am, w64, false) }; \
-        mhalf(c, link_of(PK_##first, &l), op + 1, PK_##second, am, w64, true);          \
+        struct link l = { link_reg(op, PK_##first),                                     \
+                          mhalf(c, NULL, op, PK_##first, am, w64, nf, false) };         \
+        mhalf(c, link_of(PK_##first, &l), op + 1, PK_##second, am, w64, nf, true);      \
         NEXT(c, op + 1);                                                                \
     }
+#define GEN_MPAIR(second, first, am, sfx, w64)                                          \
+    GEN_MPAIR_NF(second, first, am, sfx, w64, 0, ) GEN_MPAIR_NF(second, first, am, sfx, w64, 1, _nf)
 /* The memory kinds, twice (as PAIR_FIRST and PAIR_SECOND). */
 #define MEM_FIRST(X, ...) X(LD, __VA_ARGS__) X(ST, __VA_ARGS__)
 #define MEM_SECOND(X, ...) X(LD, __VA_ARGS__) X(ST, __VA_ARGS__)
@@ -117,13 +124,15 @@ static inline __attribute__((always_inline)) uint64_t mhalf(struct cpu *c, const
 MEM_PAIR_FORMS(GEN_FORM)
 
 #define MP_ENTRY(second, first, am, sfx, w64)                                           \
-    [PK_##first][PK_##second] = mp_##first##_##second##_##sfx##_##w64,
+    [0][PK_##first][PK_##second] = mp_##first##_##second##_##sfx##_##w64,               \
+    [1][PK_##first][PK_##second] = mp_##first##_##second##_##sfx##_##w64##_nf,
 #define MEM_FIRST_ENTRIES(first, am, sfx, w64)                                          \
     PAIR_SECOND(MP_ENTRY, first, am, sfx, w64) MEM_SECOND(MP_ENTRY, first, am, sfx, w64)
 #define REG_FIRST_ENTRIES(first, am, sfx, w64) MEM_SECOND(MP_ENTRY, first, am, sfx, w64)
 #define FORM_ENTRIES(am, sfx, w64)                                                      \
     { MEM_FIRST(MEM_FIRST_ENTRIES, am, sfx, w64) PAIR_FIRST(REG_FIRST_ENTRIES, am, sfx, w64) },
-static const cpu_handler mp_h[][NPK_ALL][NPK_ALL] = { MEM_PAIR_FORMS(FORM_ENTRIES) };
+/* By form, dead flags (1) or not, and the two kinds. */
+static const cpu_handler mp_h[][2][NPK_ALL][NPK_ALL] = { MEM_PAIR_FORMS(FORM_ENTRIES) };
 
 /* Single pairs the profiles show hot, each half with its own address form
  * (AM_ANY: a register kind) and width (w: 64-bit).  sha256 for ia32:
@@ -146,20 +155,24 @@ static const cpu_handler mp_h[][NPK_ALL][NPK_ALL] = { MEM_PAIR_FORMS(FORM_ENTRIE
     X(XOR, AM_ANY, 0, LD, AM_X32, 0, xor_ldx)                                           \
     X(LDZX8, AM_B32, 0, LDZX8, AM_B32, 0, ldzx8b_ldzx8b)                                \
     X(OR, AM_ANY, 0, LDZX8, AM_B32, 0, or_ldzx8b)
-#define GEN_SEL(first, ama, wa, second, amb, wb, name)                                  \
+#define GEN_SEL_NF(first, ama, wa, second, amb, wb, name, nf)                           \
     static void ms_##name(struct cpu *c, const struct op *op)                           \
     {                                                                                   \
-        struct link l = { link_reg(op, PK_##first), mhalf(c, NULL, op, PK_##first, ama, wa, false) }; \
-        mhalf(c, link_of(PK_##first, &l), op + 1, PK_##second, amb, wb, true);          \
+        struct link l = { link_reg(op, PK_##first),                                     \
+                          mhalf(c, NULL, op, PK_##first, ama, wa, nf, false) };         \
+        mhalf(c, link_of(PK_##first, &l), op + 1, PK_##second, amb, wb, nf, true);      \
         NEXT(c, op + 1);                                                                \
     }
+#define GEN_SEL(first, ama, wa, second, amb, wb, name)                                  \
+    GEN_SEL_NF(first, ama, wa, second, amb, wb, name, 0)                                \
+    GEN_SEL_NF(first, ama, wa, second, amb, wb, name##_nf, 1)
 SEL_PAIRS(GEN_SEL)
 static const struct sel_pair {
     uint8_t first, ama, wa, second, amb, wb;
-    cpu_handler fn;
+    cpu_handler fn[2]; /* by dead flags */
 } sel_pairs[] = {
 #define SEL_ENTRY(first, ama, wa, second, amb, wb, name)                                \
-    { PK_##first, ama, wa, PK_##second, amb, wb, ms_##name },
+    { PK_##first, ama, wa, PK_##second, amb, wb, { ms_##name, ms_##name##_nf } },
     SEL_PAIRS(SEL_ENTRY)
 };
 
@@ -171,13 +184,13 @@ static int form_row(unsigned am, bool w64)
     return -1;
 }
 
-cpu_handler mem_pair_handler(const struct pair_meta *a, const struct pair_meta *b)
+cpu_handler mem_pair_handler(const struct pair_meta *a, const struct pair_meta *b, bool dead)
 {
     for (size_t i = 0; i < sizeof(sel_pairs) / sizeof(sel_pairs[0]); i++) {
         const struct sel_pair *s = &sel_pairs[i];
         if (s->first == a->kind && s->ama == a->am && s->wa == a->w64 && s->second == b->kind &&
             s->amb == b->am && s->wb == b->w64)
-            return s->fn;
+            return s->fn[dead];
     }
     if (a->kind > PK_ST || b->kind > PK_ST || a->w64 != b->w64)
         return NULL;
@@ -185,5 +198,5 @@ cpu_handler mem_pair_handler(const struct pair_meta *a, const struct pair_meta *
     int rb = b->kind >= NPK ? form_row(b->am, b->w64) : -2;
     if (ra == -1 || rb == -1 || (ra >= 0 && rb >= 0 && ra != rb))
         return NULL;
-    return mp_h[ra >= 0 ? ra : rb][a->kind][b->kind];
+    return mp_h[ra >= 0 ? ra : rb][dead][a->kind][b->kind];
 }

@@ -60,10 +60,11 @@ static inline __attribute__((always_inline)) uint64_t wr(struct cpu *c, uint8_t 
     return v;
 }
 
-/* ADD SUB AND OR XOR of the destination and s. */
+/* ADD SUB AND OR XOR of the destination and s.  nf (a constant): the
+ * pair's handler for flags that are all dead, which needs no test. */
 static inline __attribute__((always_inline)) uint64_t alu(struct cpu *c, const struct link *l,
                                                           const struct op *op, unsigned kind,
-                                                          unsigned w64, uint64_t s)
+                                                          unsigned w64, unsigned nf, uint64_t s)
 {
     unsigned w = w64 ? 3 : 2;
     uint64_t d = rd(c, l, op->r1, w64);
@@ -76,7 +77,7 @@ static inline __attribute__((always_inline)) uint64_t alu(struct cpu *c, const s
     default: k_xor(w, d, s, 0, &f); break;
     }
     uint64_t r = wr(c, op->r1, w64, f.r);
-    if (!(op->flags & OPF_NOFLAGS))
+    if (!nf && !(op->flags & OPF_NOFLAGS))
         lf_commit(c, op, &f);
     return r;
 }
@@ -84,11 +85,11 @@ static inline __attribute__((always_inline)) uint64_t alu(struct cpu *c, const s
 /* The shifts and rotates by op->imm (masked, not 0). */
 static inline __attribute__((always_inline)) uint64_t shift(struct cpu *c, const struct link *l,
                                                             const struct op *op, unsigned kind,
-                                                            unsigned w64)
+                                                            unsigned w64, unsigned nf)
 {
     unsigned bits = w64 ? 64 : 32, n = (unsigned)op->imm;
     uint64_t v = rd(c, l, op->r1, w64);
-    if (op->flags & OPF_NOFLAGS) {
+    if (nf || (op->flags & OPF_NOFLAGS)) {
         /* the result alone: without this test first, the compiler
          * computes the flags before the one in sh_flags() */
         switch (kind) {
@@ -114,10 +115,10 @@ static inline __attribute__((always_inline)) uint64_t shift(struct cpu *c, const
 
 /* One instruction of a pair, as its own handler runs it (less the NEXT),
  * with the register l (if any) read from l; returns its destination's 64
- * bits. */
+ * bits.  nf: its flags are dead (pair_block() checked OPF_NOFLAGS). */
 static inline __attribute__((always_inline)) uint64_t half(struct cpu *c, const struct link *l,
                                                            const struct op *op, unsigned kind,
-                                                           unsigned w64)
+                                                           unsigned w64, unsigned nf)
 {
     switch (kind) {
     case PK_MOV: return wr(c, op->r1, w64, rd(c, l, op->r2, w64));
@@ -125,11 +126,11 @@ static inline __attribute__((always_inline)) uint64_t half(struct cpu *c, const 
     case PK_LEA: return wr(c, op->r1, w64, op_lea(c, op));
     case PK_NOT: return wr(c, op->r1, w64, ~rd(c, l, op->r1, w64));
     case PK_ADD: case PK_SUB: case PK_AND: case PK_OR: case PK_XOR:
-        return alu(c, l, op, kind, w64, rd(c, l, op->r2, w64));
+        return alu(c, l, op, kind, w64, nf, rd(c, l, op->r2, w64));
     case PK_ADDI: case PK_SUBI: case PK_ANDI: case PK_ORI: case PK_XORI:
-        return alu(c, l, op, kind, w64, (uint64_t)op->imm);
+        return alu(c, l, op, kind, w64, nf, (uint64_t)op->imm);
     default:
-        return shift(c, l, op, kind, w64);
+        return shift(c, l, op, kind, w64, nf);
     }
 }
 

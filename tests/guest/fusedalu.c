@@ -5,7 +5,8 @@
  * first's result, then the flags by PUSHF, over edge values with CF set and
  * clear before the pair: one checksum line per pair.  The second half's
  * flags, the first half's where the second writes none (MOV, LEA, NOT) or
- * only CF and OF (ROL, ROR), and a first half whose flags are dead. */
+ * only CF and OF (ROL, ROR), a first half whose flags are dead, and each
+ * pair again with an ADD after it that makes the flags of both dead. */
 #include <stdint.h>
 #include <stdio.h>
 
@@ -74,13 +75,15 @@ struct pair_case {
     unsigned long (*fn)(unsigned long *a, unsigned long *b, unsigned long cf);
 };
 
-#define GEN_CASE(T, fname, ftext, fundef, sname, stext, sundef)                         \
-    static unsigned long p_##T##_##fname##_##sname(unsigned long *pa, unsigned long *pb, \
-                                                  unsigned long cf)                     \
+/* after: what follows the pair ("" or DEAD, which makes the flags of both
+ * halves dead: the pair's handler without flags records). */
+#define GEN_CASE_AFTER(T, fname, ftext, sname, stext, after, tag)                       \
+    static unsigned long p_##T##_##fname##_##sname##tag(unsigned long *pa, unsigned long *pb, \
+                                                       unsigned long cf)                \
     {                                                                                   \
         T a = (T)*pa, b = (T)*pb;                                                       \
         unsigned long fl;                                                               \
-        asm volatile("cmp $1, %[cf]\n\t" ftext "\n\t" stext "\n\tpushf\n\tpop %[fl]"      \
+        asm volatile("cmp $1, %[cf]\n\t" ftext "\n\t" stext after "\n\tpushf\n\tpop %[fl]" \
                      : [fl] "=&r"(fl), [a] "+r"(a), [b] "+r"(b)                          \
                      : [cf] "r"(cf)                                                     \
                      : "cc");                                                           \
@@ -88,9 +91,14 @@ struct pair_case {
         *pb = b;                                                                        \
         return fl;                                                                      \
     }
+#define DEAD "\n\tadd $1, %[b]"
+#define GEN_CASE(T, fname, ftext, fundef, sname, stext, sundef)                         \
+    GEN_CASE_AFTER(T, fname, ftext, sname, stext, "", )                                 \
+    GEN_CASE_AFTER(T, fname, ftext, sname, stext, DEAD, _dead)
 #define ROW_CASE(T, fname, ftext, fundef, sname, stext, sundef)                         \
     { #T " " #fname "; " #sname, ARITH & ~AF & ((fundef) || (sundef) ? ~OF : ~0ul),     \
-      p_##T##_##fname##_##sname },
+      p_##T##_##fname##_##sname },                                                      \
+    { #T " " #fname "; " #sname "; add", ARITH & ~AF, p_##T##_##fname##_##sname##_dead },
 
 #define GEN32(fname, ftext, fundef, sname, stext, sundef) GEN_CASE(uint32_t, fname, ftext, fundef, sname, stext, sundef)
 #define ROW32(fname, ftext, fundef, sname, stext, sundef) ROW_CASE(uint32_t, fname, ftext, fundef, sname, stext, sundef)

@@ -151,8 +151,13 @@ struct pair_case {
     X(shr_st8_high, "shr $1, %" W "[b]\n\tmov %h[a], 7(%[p],%[i],2)", W, T)                \
     X(st8_high_addi, "mov %h[a], 7(%[p],%[i],2)\n\tadd $1, %" W "[a]", W, T)
 #endif
-#define GEN_MEM(name, text, W, T) GEN_ONE(T, m_##name##_##T, text)
-#define ROW_MEM(name, text, W, T) { #name, MASK(0), m_##name##_##T },
+/* Each also with an ADD after it that makes the flags of both halves dead
+ * (the pair's handler without flags records). */
+#define GEN_MEM(name, text, W, T)                                                       \
+    GEN_ONE(T, m_##name##_##T, text)                                                    \
+    GEN_ONE(T, md_##name##_##T, text "\n\tadd $1, %" W "[b]")
+#define ROW_MEM(name, text, W, T)                                                       \
+    { #name, MASK(0), m_##name##_##T }, { #name "; add", MASK(0), md_##name##_##T },
 
 #define GEN32(name, first, second, undef, W, T) GEN_OP(name, first, second, undef, W, T, "4")
 #define ROW32(name, first, second, undef, W, T) ROW_OP(name, first, second, undef, W, T, "4")
