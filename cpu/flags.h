@@ -92,6 +92,8 @@ static inline bool cpu_cf(struct cpu *c)
         return c->lf_aux != 0;
     if (kind == LF_LOGIC)
         return false;
+    if (kind == LF_NEG) /* CF = the operand was not 0 ("neg r; sbb r, r") */
+        return (c->lf_src & m) != 0;
     if (op == LF_NONE)
         return c->rflags & FL_CF;
     if (lf_override_mask(op) & FL_CF) /* BT, ROL/ROR, MUL... over a lazy operation */

@@ -13,6 +13,7 @@
 #include "cpu/decode.h"
 #include "cpu/fuse.h"
 #include "cpu/fuse_alu.h"
+#include "cpu/fuse_mem64.h"
 #include "cpu/pair_half.h"
 
 /* The pair: both halves, then the op after the second (the second op
@@ -139,7 +140,7 @@ void pair_describe(const struct decoder *d, struct pair_meta *p)
     p->kind = PK_NONE;
     p->w64 = false;
     p->am = AM_ANY;
-    if (d->in->operand_count < 1)
+    if (d->in->operand_count < 1 || pair64_describe(d, p))
         return;
     if (d->ops[0].size == 8) {
         p->kind = (uint8_t)mem_kind_of(d, &p->am);
@@ -197,6 +198,8 @@ unsigned pair_block(struct op *ops, const struct op_meta *meta, unsigned n)
         } else {
             h = mem_pair_handler(a, b, dead);
         }
+        if (!h)
+            h = mem64_pair_handler(a, b);
         if (!h)
             continue;
         ops[i].fn = h;

@@ -1,7 +1,7 @@
 /* One instruction of a fused pair, as its own handler runs it: the
  * register halves shared by the register pairs (cpu/ops_fused_alu.c) and
- * the pairs with a memory half (cpu/ops_fused_mem.c).  Internal to those
- * two files. */
+ * the pairs with a memory half (cpu/ops_fused_mem.c, cpu/ops_fused_mem64.c).
+ * Internal to those files. */
 #ifndef CPU_PAIR_HALF_H
 #define CPU_PAIR_HALF_H
 

@@ -29,6 +29,7 @@
 #include <ucontext.h>
 
 #include "edge_values.h"
+#include "pair_faults.h"
 
 #define ARITH 0x8d5ul /* CF PF AF ZF SF OF */
 #define AF 0x10ul
@@ -262,58 +263,14 @@ FAULT_ROUTINES(DECLARE_FAULT)
     " pop " P "\n ret\n"
 __asm__(".text\n" FAULT_ROUTINES(ASM_FAULT) ".text\n");
 
-static sigjmp_buf back;
-static uintptr_t fault_rip, fault_addr;
-static unsigned long fault_ax, fault_dx, fault_fl;
-
-static void on_segv(int sig, siginfo_t *si, void *ctx)
-{
-    (void)sig;
-    ucontext_t *uc = ctx;
-#ifdef __x86_64__
-    fault_rip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
-    fault_ax = (unsigned long)uc->uc_mcontext.gregs[REG_RAX];
-    fault_dx = (unsigned long)uc->uc_mcontext.gregs[REG_RDX];
-    fault_fl = (unsigned long)uc->uc_mcontext.gregs[REG_EFL];
-#else
-    fault_rip = (uintptr_t)uc->uc_mcontext.gregs[REG_EIP];
-    fault_ax = (unsigned long)uc->uc_mcontext.gregs[REG_EAX];
-    fault_dx = (unsigned long)uc->uc_mcontext.gregs[REG_EDX];
-    fault_fl = (unsigned long)uc->uc_mcontext.gregs[REG_EFL];
-#endif
-    fault_addr = (uintptr_t)si->si_addr;
-    siglongjmp(back, 1);
-}
-
-/* Each routine with a PROT_NONE page: the signal's rip (from the routine's
- * start), address, eax, edx and flags. */
+/* Each routine with a PROT_NONE page (pair_faults.h). */
 static void faults(void)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_sigaction = on_segv;
-    sa.sa_flags = SA_SIGINFO;
-    sigaction(SIGSEGV, &sa, NULL);
-    char *bad = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (bad == MAP_FAILED) {
-        perror("mmap");
-        return;
-    }
-    static const struct {
-        const char *name;
-        void (*fn)(void *);
-    } r[] = {
+    static const struct fault_routine r[] = {
 #define FAULT_ROW(name, text) { #name, f_##name },
         FAULT_ROUTINES(FAULT_ROW)
     };
-    for (size_t k = 0; k < sizeof(r) / sizeof(r[0]); k++) {
-        fault_rip = 0;
-        if (!sigsetjmp(back, 1))
-            r[k].fn(bad);
-        printf("fault %s: rip=routine+%ld addr=bad+%ld eax=%lx edx=%lx flags=%lx\n", r[k].name,
-               (long)(fault_rip - (uintptr_t)r[k].fn), (long)(fault_addr - (uintptr_t)bad),
-               fault_ax & 0xffffffff, fault_dx & 0xffffffff, fault_fl & (ARITH & ~AF));
-    }
+    run_pair_faults(r, sizeof(r) / sizeof(r[0]), 0xffffffff);
 }
 
 int main(void)
