@@ -465,16 +465,17 @@ static bool faults_observed(const struct mm_space *mm)
 }
 
 /* Dead flags: going backwards through the block, the arithmetic flags that
- * a later instruction (or the next block, or a signal handler after a
- * fault) could read are live; an instruction whose written flags are all
- * dead gets OPF_NOFLAGS, and its handler may skip computing them. */
+ * a later instruction (or the next block, the target of a side exit, or a
+ * signal handler after a fault) could read are live; an instruction whose
+ * written flags are all dead gets OPF_NOFLAGS, and its handler may skip
+ * computing them. */
 static void mark_dead_flags(struct op *ops, const struct op_meta *meta, unsigned n)
 {
     uint32_t live = FL_ARITH;
     for (unsigned i = n; i-- > 0;) {
         if (meta[i].flags_written && !(meta[i].flags_written & live) && !meta[i].flags_read)
             ops[i].flags |= OPF_NOFLAGS;
-        live = meta[i].may_fault ? FL_ARITH : ((live & ~meta[i].flags_written) | meta[i].flags_read);
+        live = meta_live_before(&meta[i], live);
     }
 }
 
@@ -495,14 +496,32 @@ static void rebase_rip_relative(struct op *ops, unsigned n, uint64_t size)
     }
 }
 
+/* Superblocks: the side exits of a block (cpu/chain.h) get their exit
+ * slots from first on, in order; each branch finds its slot at op->disp. */
+static unsigned side_exit_slots(struct op *ops, const struct op_meta *meta, unsigned n,
+                                unsigned first)
+{
+    unsigned k = first;
+    for (unsigned i = 0; i + 1 < n; i++)
+        if (meta[i].side_exit) {
+            chain_slot_init(&ops[k], i + 1, true);
+            ops[i].disp = (int32_t)((k - i) * sizeof(struct op));
+            k++;
+        }
+    return k - first;
+}
+
 static struct block *decode_block(struct cpu *c, uint64_t rip)
 {
     struct op ops[BLOCK_MAX_OPS];
     struct op_meta meta[BLOCK_MAX_OPS];
-    unsigned n = 0;
+    unsigned n = 0, exits = 0;
     uint64_t pc = rip, entered = 0;
     bool ends = false;
     unsigned avail = 0;
+    /* Conditional branches end blocks only where each instruction must be
+     * seen on its own (hooks). */
+    bool superblocks = !cpu_hooks_enabled();
     while (n < BLOCK_MAX_OPS) {
         avail = fetchable(c, pc, &entered);
         if (avail == 0)
@@ -521,6 +540,11 @@ static struct block *decode_block(struct cpu *c, uint64_t rip)
         }
         pc += len;
         n++;
+        if (ends && superblocks && meta[n - 1].side_exit && n < BLOCK_MAX_OPS) {
+            ops[n - 1].flags &= (uint8_t)~OPF_BRANCH; /* not the block's end */
+            ends = false;
+            exits++;
+        }
         if (ends)
             break;
     }
@@ -549,7 +573,7 @@ static struct block *decode_block(struct cpu *c, uint64_t rip)
          * a block ends with the Jcc's op).  A block that ends with a CALL
          * has its return slot after that (cpu/ras.h). */
         bool ret_slot = ends && ras_call_predicts(&ops[n - 1]);
-        b = malloc(sizeof(*b) + (n + 1 + ret_slot) * sizeof(struct op));
+        b = malloc(sizeof(*b) + (n + 1 + ret_slot + exits) * sizeof(struct op));
         if (!b)
             cpu_fault(c, SIGSEGV, 1, rip); /* out of host memory: nothing better to do */
         memset(b, 0, sizeof(*b));
@@ -560,6 +584,7 @@ static struct block *decode_block(struct cpu *c, uint64_t rip)
         chain_slot_init(&b->ops[n], n, true);
         if (ret_slot)
             ret_slot_init(&b->ops[n + 1], c->bits == 32 ? (uint32_t)pc : pc);
+        side_exit_slots(b->ops, meta, n, n + 1 + ret_slot);
     }
     struct cpu_cache *k = c->cache;
     __atomic_store_n(&k->decoded, k->decoded + 1, __ATOMIC_RELAXED);

@@ -100,9 +100,21 @@ struct op_meta {
     uint32_t flags_read;     /* arithmetic flags it may read */
     uint32_t flags_written;  /* arithmetic flags it always writes */
     bool may_fault;          /* a fault would expose the flags before it */
+    bool side_exit;          /* a conditional direct branch (Jcc, LOOPcc, JrCXZ): not
+                                taken, its block may go on (decode_block) */
     struct fuse_meta fuse;   /* what it can be in a fused pair (cpu/fuse.h) */
     struct pair_meta pair;   /* what it can be in a register pair (cpu/fuse_alu.h) */
 };
+
+/* The arithmetic flags live before an instruction, from those live after
+ * it: all of them before one that may fault (a handler sees them) and
+ * before a side exit (its target may read them). */
+static inline uint32_t meta_live_before(const struct op_meta *m, uint32_t live_after)
+{
+    if (m->may_fault || m->side_exit)
+        return FL_ARITH;
+    return (live_after & ~m->flags_written) | m->flags_read;
+}
 
 /* Decode one instruction (cpu/decode.c); meta may be NULL. */
 unsigned cpu_decode_one(struct cpu *c, uint64_t rip, const uint8_t *bytes, unsigned avail,

@@ -20,7 +20,20 @@
  * sentinel op: a block cut short goes on through it, and the sentinels of
  * single steps and hooked blocks are all-zero slots that never chain.
  *
- * A hop (chain_hop) happens only when the link is current, no attention is
+ * Side exits: a conditional direct branch (Jcc, LOOPcc, JrCXZ) does not
+ * end its block (decode_block): not taken, it goes on with NEXT like any
+ * other op, so a path through several untaken branches is one block and
+ * pays no hop; taken, it leaves the block through its own exit slot, a
+ * chain slot after the block's chain slot (and return slot) that only
+ * uses the taken link, and whose count is the instructions up to the
+ * branch.  Every direct branch op finds its slot at op->disp bytes from
+ * itself: CHAIN_SLOT_NEXT (the slot right after it) unless decode_block
+ * made it a side exit.  A conditional branch that is its block's last op
+ * (the block is full, or what follows cannot be fetched) goes on with
+ * NEXT into the chain slot when not taken, whose sentinel handler hops to
+ * the fall-through.
+ *
+ * A hop (chain_link) happens only when the link is current, no attention is
  * raised (signals, invalidated code, stops are seen at every block boundary
  * as before) and the chain is not too long (c->chain_limit: a handler that
  * the compiler did not make a sibling call, as in an unoptimised build,
@@ -61,6 +74,15 @@ static inline struct chain_slot *chain_slot_of(const struct op *last)
     return (struct chain_slot *)(uintptr_t)(last + 1);
 }
 
+/* The decoder's op->disp of a direct branch: its slot is the op after it. */
+#define CHAIN_SLOT_NEXT ((int32_t)sizeof(struct op))
+
+/* The slot whose taken link a direct branch op br leaves through. */
+static inline struct chain_slot *chain_exit_slot(const struct op *br)
+{
+    return (struct chain_slot *)(uintptr_t)((const char *)br + br->disp);
+}
+
 /* The slot after the n ops of a decoded block (decode_block): chains
  * unless the block is hooked or a single step's. */
 static inline void chain_slot_init(struct op *after, unsigned n, bool chains)
@@ -89,31 +111,40 @@ static inline bool chain_may_hop(const struct cpu *c)
     return LIKELY(!c->attention) && LIKELY(c->icount < c->chain_limit);
 }
 
-/* The slow side of chain_hop (cpu/exec.c): set rip, then fill the
- * missing link and hop, or return to the loop. */
-void chain_miss(struct cpu *c, const struct op *last, bool taken);
+/* The slow side of a hop (cpu/exec.c): set rip (to br->imm for a taken
+ * branch br; br NULL: the fall-through, where c->rip is), then fill the
+ * missing link of slot s and hop, or return to the loop. */
+void chain_miss(struct cpu *c, struct chain_slot *s, const struct op *br);
 
-/* The end of a direct branch op last (the block's last op) to its target
- * (last->imm) when taken, else to the block's end: into the next block, or
- * back to the loop with c->rip set.  (A hop sets c->rip to the next
- * block's end: the target is written only on the way back.) */
-static inline __attribute__((always_inline)) void chain_hop(struct cpu *c, const struct op *last,
-                                                            bool taken)
+/* Leave the block through slot s into n (s's link, NULL when missing):
+ * into the next block, or back to the loop with c->rip set.  (A hop sets
+ * c->rip to the next block's end: the target is written only on the way
+ * back.) */
+static inline __attribute__((always_inline)) void chain_link(struct cpu *c, struct chain_slot *s,
+                                                             struct block *n, const struct op *br)
 {
-    const struct chain_slot *s = chain_slot_of(last);
-    struct block *n = taken ? s->taken : s->fall;
     if (LIKELY(n != NULL) && LIKELY(s->epoch == c->chain_epoch) && chain_may_hop(c)) {
         chain_enter(c, s->nops, n);
         return;
     }
-    chain_miss(c, last, taken);
+    chain_miss(c, s, br);
 }
 
-/* The end of a conditional branch op br (a Jcc, or the Jcc of a fused
- * pair) that ends its block. */
+/* A direct branch op br taken: to its target (br->imm). */
+static inline __attribute__((always_inline)) void chain_taken(struct cpu *c, const struct op *br)
+{
+    struct chain_slot *s = chain_exit_slot(br);
+    chain_link(c, s, s->taken, br);
+}
+
+/* The end of a direct branch op br (a Jcc, the Jcc of a fused pair, LOOP,
+ * JMP/CALL rel): taken, out of the block; not taken, on with the next op
+ * (the chain slot's sentinel when br is the block's last op). */
 #define CHAIN_BRANCH(c, br, taken)                                                      \
     do {                                                                                \
-        chain_hop((c), (br), (taken));                                                  \
+        if (!(taken))                                                                   \
+            NEXT((c), (br));                                                            \
+        chain_taken((c), (br));                                                         \
         return;                                                                         \
     } while (0)
 

@@ -209,6 +209,7 @@ unsigned cpu_decode_one(struct cpu *c, uint64_t rip, const uint8_t *bytes, unsig
         describe(&in, ops, meta);
         meta->fuse.role = FUSE_NONE;
         meta->pair.kind = 0;
+        meta->side_exit = false;
     }
     if (in.attributes & ZYDIS_ATTRIB_HAS_LOCK)
         op->flags |= OPF_LOCK;
@@ -224,6 +225,8 @@ unsigned cpu_decode_one(struct cpu *c, uint64_t rip, const uint8_t *bytes, unsig
                 pair_describe(&d, &meta->pair);
             }
             *ends_block = d.ends_block;
+            if (meta)
+                meta->side_exit = d.side_exit;
             if (d.ends_block)
                 op->flags |= OPF_BRANCH;
             return in.length;
@@ -235,6 +238,7 @@ unsigned cpu_decode_one(struct cpu *c, uint64_t rip, const uint8_t *bytes, unsig
         op->len = len;
         op->flags = flags;
         d.ends_block = false;
+        d.side_exit = false;
     }
     op->fn = op_unimplemented;
     op->flags |= OPF_BRANCH;

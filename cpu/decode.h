@@ -19,6 +19,7 @@ struct decoder {
     int bits;           /* 64 or 32 */
     uint64_t rip;       /* address of the instruction */
     bool ends_block;    /* set by control transfers and anything that may stop the guest */
+    bool side_exit;     /* a conditional direct branch: it may also go on in its block */
 };
 
 /* Register helpers: a general register as a byte offset into struct cpu

@@ -149,7 +149,8 @@ static void step_one(struct cpu *c);
  * blocks never chain: they return). */
 void op_block_end(struct cpu *c, const struct op *op)
 {
-    chain_hop(c, op - 1, false);
+    struct chain_slot *s = (struct chain_slot *)(uintptr_t)op;
+    chain_link(c, s, s->fall, NULL);
 }
 
 const struct op cpu_op_exact = { .fn = op_block_end, .base = SLOT_ZERO, .index = SLOT_ZERO };
@@ -258,13 +259,18 @@ void cpu_step(struct cpu *c)
     cpu_x87_release(c);
 }
 
-void chain_miss(struct cpu *c, const struct op *last, bool taken)
+void chain_miss(struct cpu *c, struct chain_slot *s, const struct op *br)
 {
-    if (taken)
-        c->rip = (uint64_t)last->imm;
-    struct chain_slot *s = chain_slot_of(last);
-    if (!s->chains || !chain_may_hop(c))
-        return; /* the loop counts the block (c->blk) and attends */
+    if (br)
+        c->rip = (uint64_t)br->imm;
+    if (!s->chains)
+        return; /* a single step or a hooked block: no links */
+    if (!chain_may_hop(c)) {
+        /* The loop counts the whole block (c->blk) and attends: a side
+         * exit ran only its first s->nops instructions. */
+        c->icount -= c->blk->nops - s->nops;
+        return;
+    }
     if (s->epoch != c->chain_epoch) {
         s->fall = s->taken = NULL;
         s->epoch = c->chain_epoch;
@@ -274,7 +280,7 @@ void chain_miss(struct cpu *c, const struct op *last, bool taken)
     c->icount += s->nops;
     c->cur = &cpu_op_exact;
     struct block *n = cpu_block_lookup(c, c->rip);
-    if (taken)
+    if (br)
         s->taken = n;
     else
         s->fall = n;

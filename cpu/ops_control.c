@@ -143,6 +143,7 @@ static bool dec_target(struct decoder *d, cpu_handler rel, cpu_handler r, cpu_ha
         return false; /* 16-bit near branches truncate rip: no compiler emits them */
     if (is_imm(d, 0)) {
         op->fn = rel;
+        op->disp = CHAIN_SLOT_NEXT;
         op->imm = dec_imm(d, 0);
         if (d->bits == 32)
             op->imm = (uint32_t)op->imm;
@@ -190,6 +191,8 @@ bool dec_control(struct decoder *d)
         op->imm = dec_imm(d, 0);
         if (d->bits == 32)
             op->imm = (uint32_t)op->imm;
+        op->disp = CHAIN_SLOT_NEXT;
+        d->side_exit = true;
         op->fn = m == ZYDIS_MNEMONIC_LOOP ? op_loop : m == ZYDIS_MNEMONIC_LOOPE ? op_loope
                : m == ZYDIS_MNEMONIC_LOOPNE ? op_loopne : op_jrcxz;
         return true;
@@ -206,5 +209,7 @@ bool dec_control(struct decoder *d)
     op->imm = dec_imm(d, 0);
     if (d->bits == 32)
         op->imm = (uint32_t)op->imm;
+    op->disp = CHAIN_SLOT_NEXT;
+    d->side_exit = true;
     return true;
 }

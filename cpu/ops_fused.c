@@ -490,6 +490,15 @@ void fuse_describe(const struct decoder *d, struct fuse_meta *f)
         f->role = FUSE_NONE;
 }
 
+/* Whether the flags in written are dead after the reader ops[j] (a Jcc,
+ * SETcc or CMOVcc, which writes none): nothing after it reads them, and
+ * it is no side exit, whose target may (cpu/chain.h). */
+static bool dead_after(const struct op_meta *meta, const uint32_t *live_after, unsigned j,
+                       uint32_t written)
+{
+    return !meta[j].side_exit && !(live_after[j] & written);
+}
+
 unsigned fuse_block(struct op *ops, const struct op_meta *meta, unsigned n)
 {
     /* The flags live after each instruction (as in the dead-flag pass:
@@ -498,7 +507,7 @@ unsigned fuse_block(struct op *ops, const struct op_meta *meta, unsigned n)
     uint32_t live = FL_ARITH;
     for (unsigned i = n; i-- > 0;) {
         live_after[i] = live;
-        live = meta[i].may_fault ? FL_ARITH : ((live & ~meta[i].flags_written) | meta[i].flags_read);
+        live = meta_live_before(&meta[i], live);
     }
     unsigned pairs = 0;
     for (unsigned i = 0; i < n; i++) {
@@ -523,7 +532,7 @@ unsigned fuse_block(struct op *ops, const struct op_meta *meta, unsigned n)
              * them in a fault. */
             f.fn = pair;
             f.x1 = meta[i + 2].fuse.cc;
-            if (!(live_after[i + 2] & meta[i].flags_written) && !meta[i + 1].may_fault)
+            if (dead_after(meta, live_after, i + 2, meta[i].flags_written) && !meta[i + 1].may_fault)
                 f.flags |= OPF_NOFLAGS;
             ops[i] = f;
             pairs++;
@@ -547,7 +556,7 @@ unsigned fuse_block(struct op *ops, const struct op_meta *meta, unsigned n)
         f.size = r->size;
         /* The second instruction writes no flags: the record is dead when
          * nothing reads the flags after it. */
-        if (!(live_after[i + 1] & meta[i].flags_written))
+        if (dead_after(meta, live_after, i + 1, meta[i].flags_written))
             f.flags |= OPF_NOFLAGS;
         ops[i] = f;
         pairs++;
