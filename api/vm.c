@@ -207,7 +207,7 @@ int elfemu_run(elfemu *vm, elfemu_exit *out)
 
 void elfemu_stop(elfemu *vm)
 {
-    __atomic_fetch_or(&vm->cpu.attention, CPU_ATTN_STOP, __ATOMIC_SEQ_CST);
+    cpu_attention_raise(&vm->cpu, CPU_ATTN_STOP);
 }
 
 int elfemu_read(elfemu *vm, uint64_t addr, void *buf, size_t len)

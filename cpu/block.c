@@ -138,7 +138,7 @@ static void queue_everywhere(struct code_registry *r, uint64_t start, uint64_t e
             k->queue[k->nqueue++] = (struct range){ start, end };
         else
             k->flush_all = true;
-        __atomic_fetch_or(&k->cpu->attention, CPU_ATTN_CODE, __ATOMIC_RELEASE);
+        cpu_attention_raise(k->cpu, CPU_ATTN_CODE);
     }
 }
 
@@ -177,7 +177,7 @@ void cpu_cache_flush_all(struct mm_space *mm)
     struct code_registry *r = registry(mm);
     for (struct cpu_cache *k = r ? r->caches : NULL; k; k = k->next) {
         k->flush_all = true;
-        __atomic_fetch_or(&k->cpu->attention, CPU_ATTN_CODE, __ATOMIC_RELEASE);
+        cpu_attention_raise(k->cpu, CPU_ATTN_CODE);
     }
     mm_unlock(mm);
 }

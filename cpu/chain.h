@@ -33,9 +33,10 @@
  * NEXT into the chain slot when not taken, whose sentinel handler hops to
  * the fall-through.
  *
- * A hop (chain_link) happens only when the link is current, no attention is
- * raised (signals, invalidated code, stops are seen at every block boundary
- * as before) and the chain is not too long (c->chain_limit: a handler that
+ * A hop (chain_link) happens only when the link is current and the chain is
+ * within its budget, which raising attention ends (cpu_attention_raise:
+ * signals, invalidated code and stops are seen at the next block boundary
+ * as before), and which bounds the chain's length (c->chain_limit: a handler that
  * the compiler did not make a sibling call, as in an unoptimised build,
  * leaves a host frame per run; the loop unwinds them every CHAIN_MAX_INSNS
  * instructions).  c->stop needs no test: only syscalls and signal delivery
@@ -108,7 +109,8 @@ static inline __attribute__((always_inline)) void chain_enter(struct cpu *c, uns
 
 static inline bool chain_may_hop(const struct cpu *c)
 {
-    return LIKELY(!c->attention) && LIKELY(c->icount < c->chain_limit);
+    /* Attention ends the budget too (cpu_attention_raise). */
+    return LIKELY(c->icount < __atomic_load_n(&c->chain_limit, __ATOMIC_RELAXED));
 }
 
 /* The slow side of a hop (cpu/exec.c): set rip (to br->imm for a taken

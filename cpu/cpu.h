@@ -198,6 +198,18 @@ bool cpu_load_sreg(struct cpu *c, int slot, uint16_t sel);
 #define CPU_ATTN_SIGNAL 0x2 /* a host signal was queued for the guest */
 #define CPU_ATTN_STOP 0x4   /* the embedder asked the run to return (elfemu_stop) */
 
+/* Raise attention bits of c, from any thread or a host signal handler.
+ * A chain of blocks (cpu/chain.h) tests only its budget at each hop, so
+ * the budget ends here too.  When this races with the dispatch loop
+ * starting a chain, the chain's new budget may replace the 0: the chain
+ * then returns to the loop, which sees the bits, within CHAIN_MAX_INSNS
+ * instructions. */
+static inline void cpu_attention_raise(struct cpu *c, int bits)
+{
+    __atomic_fetch_or(&c->attention, bits, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&c->chain_limit, 0, __ATOMIC_RELAXED);
+}
+
 /* Register slot offsets for ops. */
 #define SLOT_GPR(i) ((uint8_t)((i) * 8))
 #define SLOT_ZERO ((uint8_t)offsetof(struct cpu, zero))

@@ -36,10 +36,21 @@ static void op_jmp_m(struct cpu *c, const struct op *op)
     c->rip = c->bits == 64 ? load64(c, a) : load32(c, a);
 }
 /* Jcc: one handler per condition, so that cpu_cond() folds to the test
- * of that condition alone. */
+ * of that condition alone.  Flags that cpu_cond() does not read inline go
+ * to op_jcc_slow by a sibling call, which keeps the call to
+ * cpu_cond_slow() (and the stack frame it needs) out of the common path. */
+static __attribute__((noinline)) void op_jcc_slow(struct cpu *c, const struct op *op)
+{
+    CHAIN_BRANCH(c, op, cpu_cond_slow(c, op->x1));
+}
 #define GEN_JCC(cc)                                                                     \
     static void op_jcc_##cc(struct cpu *c, const struct op *op)                         \
     {                                                                                   \
+        unsigned kind = c->lf_op & ~3u;                                                 \
+        if ((cc >> 1) == 5 || UNLIKELY(kind != LF_SUB && kind != LF_LOGIC)) {           \
+            op_jcc_slow(c, op);                                                         \
+            return;                                                                     \
+        }                                                                               \
         CHAIN_BRANCH(c, op, cpu_cond(c, cc));                                           \
     }
 CPU_CONDITIONS(GEN_JCC)

@@ -194,7 +194,7 @@ static bool dequeue(struct sig_thread *t, uint64_t blocked, siginfo_t *out)
 
 static void raise_attention(struct cpu *c)
 {
-    __atomic_or_fetch(&c->attention, CPU_ATTN_SIGNAL, __ATOMIC_SEQ_CST);
+    cpu_attention_raise(c, CPU_ATTN_SIGNAL);
 }
 
 static void say(const char *s)
