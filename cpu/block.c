@@ -568,10 +568,12 @@ static struct block *decode_block(struct cpu *c, uint64_t rip)
         stack_fuse_runs(ops, n);
         rebase_rip_relative(ops, n, pc - rip);
         /* After the ops, the block's chain slot (cpu/chain.h), which is
-         * also the sentinel the last NEXT of a block cut short reaches (the
-         * last op of any other block has OPF_BRANCH; a fused pair that ends
-         * a block ends with the Jcc's op).  A block that ends with a CALL
-         * has its return slot after that (cpu/ras.h). */
+         * also the sentinel the last NEXT reaches in a block cut short or
+         * ending with an untaken conditional branch (the last op of any
+         * other block has OPF_BRANCH; a fused pair that ends a block ends
+         * with the Jcc's op).  A block that ends with a CALL has its return
+         * slot after that (cpu/ras.h), and the exit slots of its side exits
+         * come last (side_exit_slots). */
         bool ret_slot = ends && ras_call_predicts(&ops[n - 1]);
         b = malloc(sizeof(*b) + (n + 1 + ret_slot + exits) * sizeof(struct op));
         if (!b)
