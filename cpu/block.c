@@ -240,6 +240,7 @@ static bool code_write_hook(struct mm_space *mm, uint64_t addr)
     if (*slot && (*slot)->write_protected) {
         invalidate_locked(mm, page, page + MM_PAGE_SIZE);
         __atomic_fetch_add(&smc_pages, 1, __ATOMIC_RELAXED);
+        cpu_code_written(addr); /* the block running may hold the bytes */
         handled = true;
     } else if (!*slot && mm_prot_at(mm, page) >= 0 && (mm_prot_at(mm, page) & PROT_WRITE)) {
         /* Another thread dropped the page between our store and this

@@ -116,6 +116,12 @@ static inline uint32_t meta_live_before(const struct op_meta *m, uint32_t live_a
     return (live_after & ~m->flags_written) | m->flags_read;
 }
 
+/* A guest store (on this thread) is about to change the code at addr: if
+ * the block this thread is running holds it, leave that block after the
+ * current op, so that the next instruction comes from the new bytes
+ * (cpu/exec.c).  Called from the host fault handler. */
+void cpu_code_written(uint64_t addr);
+
 /* Decode one instruction (cpu/decode.c); meta may be NULL. */
 unsigned cpu_decode_one(struct cpu *c, uint64_t rip, const uint8_t *bytes, unsigned avail,
                         struct op *op, bool *ends_block, struct op_meta *meta);

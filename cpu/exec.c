@@ -174,11 +174,41 @@ uint64_t cpu_rip(const struct cpu *c)
  * the instruction not completed and rip pointing at it.  The fault is then
  * delivered to the guest (sig_fault): with a handler the run goes on from
  * the handler's frame, else the guest dies of it. */
+/* The CPU this thread runs (cpu_code_written). */
+static __thread struct cpu *cpu_running;
+
+/* Leave the running block at op, whose instruction bytes (or those of an
+ * instruction before it that had not run yet) the guest overwrote: rip
+ * exact at op, the instructions from op on not counted; the loop then
+ * drops the block and decodes the new bytes. */
+static void op_code_written(struct cpu *c, const struct op *op)
+{
+    c->icount -= (uint64_t)(c->blk->ops + c->blk->nops - op);
+    cpu_rip_set(c, cpu_rip(c));
+}
+
+void cpu_code_written(uint64_t addr)
+{
+    struct cpu *c = cpu_running;
+    struct block *b = c ? c->blk : NULL;
+    if (!b || addr < b->start || addr >= block_end(b))
+        return;
+    /* Plain blocks only: a hooked block's ops are not one per instruction
+     * (its chain slot is not at ops[nops]). */
+    const struct chain_slot *s = (const struct chain_slot *)(uintptr_t)&b->ops[b->nops];
+    if (s->fn != op_block_end || !s->chains || c->cur < b->ops || c->cur >= b->ops + b->nops)
+        return;
+    for (struct op *o = (struct op *)(uintptr_t)c->cur + 1; o < b->ops + b->nops; o++)
+        o->fn = op_code_written;
+}
+
 static void run_guarded(struct cpu *c, void (*body)(struct cpu *c))
 {
     sigjmp_buf jmp;
     struct mm_fault fault;
     mm_fault_install();
+    struct cpu *outer = cpu_running;
+    cpu_running = c;
     c->fault_jmp = &jmp;
     c->stop = CPU_RUNNING;
     for (;;) {
@@ -187,6 +217,7 @@ static void run_guarded(struct cpu *c, void (*body)(struct cpu *c))
             mm_fault_arm(c->mm, &jmp, &fault);
             body(c);
             mm_fault_disarm();
+            cpu_running = outer;
             return;
         }
         mm_fault_disarm();
@@ -212,10 +243,11 @@ static void run_guarded(struct cpu *c, void (*body)(struct cpu *c))
             c->fault_err = (int64_t)fault.err;
             c->fault_trap = -1;
         }
-        if (!sig_fault(c))
+        if (!sig_fault(c) || body == step_one) {
+            /* (a step ends at the handler's first instruction) */
+            cpu_running = outer;
             return;
-        if (body == step_one)
-            return; /* the step ends at the handler's first instruction */
+        }
     }
 }
 
@@ -237,6 +269,7 @@ static void step_one(struct cpu *c)
     /* Not on the stack: a fault unwinds this frame before the fault path
      * reads the op (c->cur). */
     static __thread struct op ops[2];
+    c->blk = NULL; /* no block runs */
     cpu_decode_single(c, &ops[0]);
     memset(&ops[1], 0, sizeof(ops[1]));
     ops[1].fn = op_block_end;
@@ -306,6 +339,7 @@ static void run_blocks(struct cpu *c)
                  * looking up the next block; prev may be among the freed. */
                 cpu_cache_attend(c);
                 prev = &none;
+                c->blk = NULL; /* may be among the freed */
             }
             if (c->attention & CPU_ATTN_SIGNAL) {
                 cpu_x87_release(c); /* a signal frame holds the x87 state */
