@@ -565,7 +565,11 @@ static struct block *decode_block(struct cpu *c, uint64_t rip)
         mark_dead_flags(ops, meta, n);
         fuse_block(ops, meta, n);
         pair_block(ops, meta, n);
-        sse_fuse_pairs(ops, n);
+        bool xmm = false; /* the SSE passes look for handlers one by one */
+        for (unsigned i = 0; i < n && !xmm; i++)
+            xmm = meta[i].xmm;
+        if (xmm)
+            sse_fuse_pairs(ops, n);
         stack_fuse_runs(ops, n);
         rebase_rip_relative(ops, n, pc - rip);
         /* After the ops, the block's chain slot (cpu/chain.h), which is

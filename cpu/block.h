@@ -102,6 +102,8 @@ struct op_meta {
     bool may_fault;          /* a fault would expose the flags before it */
     bool side_exit;          /* a conditional direct branch (Jcc, LOOPcc, JrCXZ): not
                                 taken, its block may go on (decode_block) */
+    bool xmm;                /* names an XMM register (only blocks with one go
+                                through the SSE pairing passes) */
     struct fuse_meta fuse;   /* what it can be in a fused pair (cpu/fuse.h) */
     struct pair_meta pair;   /* what it can be in a register pair (cpu/fuse_alu.h) */
 };

@@ -164,6 +164,10 @@ static void describe(const ZydisDecodedInstruction *in, const ZydisDecodedOperan
             in->meta.category != ZYDIS_CATEGORY_NOP && in->meta.category != ZYDIS_CATEGORY_WIDENOP)
             safe = false;
     m->may_fault = !safe;
+    m->xmm = false;
+    for (unsigned i = 0; i < in->operand_count_visible && !m->xmm; i++)
+        m->xmm = ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+                 ZydisRegisterGetClass(ops[i].reg.value) == ZYDIS_REGCLASS_XMM;
     if (in->meta.category == ZYDIS_CATEGORY_SHIFT || in->meta.category == ZYDIS_CATEGORY_ROTATE) {
         const ZydisDecodedOperand *cnt = in->operand_count_visible > 1 ? &ops[1] : NULL;
         bool fixed = cnt && cnt->type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
