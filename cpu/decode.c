@@ -12,24 +12,41 @@
 #include "cpu/decode.h"
 #include "cpu/mem.h"
 
+/* The slot of a general register for a guest of either width, or 0xff
+ * for any other register.  Built once at start-up: Zydis's
+ * enclosing-register lookup per operand was a tenth of the decoder's own
+ * time. */
+static uint8_t gpr_slots[2][ZYDIS_REGISTER_MAX_VALUE + 1];
+
+static uint8_t gpr_slot_of(ZydisMachineMode mode, ZydisRegister reg)
+{
+    if (reg >= ZYDIS_REGISTER_AH && reg <= ZYDIS_REGISTER_BH)
+        return (uint8_t)(SLOT_GPR(reg - ZYDIS_REGISTER_AH) + 1); /* byte 1 of RAX..RBX */
+    ZydisRegister big = ZydisRegisterGetLargestEnclosing(mode, reg);
+    if (big >= ZYDIS_REGISTER_RAX && big <= ZYDIS_REGISTER_R15)
+        return SLOT_GPR(big - ZYDIS_REGISTER_RAX);
+    if (big >= ZYDIS_REGISTER_EAX && big <= ZYDIS_REGISTER_EDI)
+        return SLOT_GPR(big - ZYDIS_REGISTER_EAX);
+    return 0xff;
+}
+
+__attribute__((constructor)) static void gpr_slots_init(void)
+{
+    for (unsigned r = 0; r <= ZYDIS_REGISTER_MAX_VALUE; r++) {
+        gpr_slots[0][r] = gpr_slot_of(ZYDIS_MACHINE_MODE_LEGACY_32, (ZydisRegister)r);
+        gpr_slots[1][r] = gpr_slot_of(ZYDIS_MACHINE_MODE_LONG_64, (ZydisRegister)r);
+    }
+}
+
 bool dec_gpr(const struct decoder *d, ZydisRegister reg, uint8_t *off)
 {
-    if (reg >= ZYDIS_REGISTER_AH && reg <= ZYDIS_REGISTER_BH) {
-        /* AH, CH, DH, BH: byte 1 of RAX, RCX, RDX, RBX. */
-        *off = (uint8_t)(SLOT_GPR(reg - ZYDIS_REGISTER_AH) + 1);
-        return true;
-    }
-    ZydisMachineMode mode = d->bits == 64 ? ZYDIS_MACHINE_MODE_LONG_64 : ZYDIS_MACHINE_MODE_LEGACY_32;
-    ZydisRegister big = ZydisRegisterGetLargestEnclosing(mode, reg);
-    if (big >= ZYDIS_REGISTER_RAX && big <= ZYDIS_REGISTER_R15) {
-        *off = SLOT_GPR(big - ZYDIS_REGISTER_RAX);
-        return true;
-    }
-    if (big >= ZYDIS_REGISTER_EAX && big <= ZYDIS_REGISTER_EDI) {
-        *off = SLOT_GPR(big - ZYDIS_REGISTER_EAX);
-        return true;
-    }
-    return false;
+    if ((unsigned)reg > ZYDIS_REGISTER_MAX_VALUE)
+        return false;
+    uint8_t slot = gpr_slots[d->bits == 64][reg];
+    if (slot == 0xff)
+        return false;
+    *off = slot;
+    return true;
 }
 
 bool dec_reg_op(const struct decoder *d, unsigned i, uint8_t *off)
