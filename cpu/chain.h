@@ -132,11 +132,25 @@ static inline __attribute__((always_inline)) void chain_link(struct cpu *c, stru
     chain_miss(c, s, br);
 }
 
-/* A direct branch op br taken: to its target (br->imm). */
+/* A direct branch op br taken: to its target (br->imm).  A loop that is
+ * one block (its branch goes back to its own block's start: the link is
+ * the block running) goes round without the rest of a hop: the link needs
+ * no epoch test (it was made after the block was, which is decoded with
+ * an empty slot, and the block running is not freed before the loop has
+ * seen the attention that a drop raises: chain_may_hop fails), and rip
+ * and c->blk stay as they are.  The link of a slot that never chains is
+ * NULL, which is what c->blk is in a single step. */
 static inline __attribute__((always_inline)) void chain_taken(struct cpu *c, const struct op *br)
 {
     struct chain_slot *s = chain_exit_slot(br);
-    chain_link(c, s, s->taken, br);
+    struct block *n = s->taken;
+    if (n == c->blk && LIKELY(n != NULL) && chain_may_hop(c)) {
+        c->icount += s->nops;
+        c->cur = n->ops;
+        n->ops[0].fn(c, n->ops);
+        return;
+    }
+    chain_link(c, s, n, br);
 }
 
 /* The end of a direct branch op br (a Jcc, the Jcc of a fused pair, LOOP,

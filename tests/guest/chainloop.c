@@ -23,6 +23,8 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "guarded_words.h"
+
 /* spin(): for ever, three blocks a round, registers only.
  * walk(p): sums the 64-bit (ia32: 32-bit) words from p on, with a branch
  * and a run of 80 register instructions (longer than a decoded block: cut
@@ -53,7 +55,6 @@ __asm__(".text\n"
         " xor %eax, %eax\n"
         "1: call 2f\n dec %rdi\n jnz 1b\n ret\n"
         "2: add %rdi, %rax\n ret\n");
-#define WORD 8
 #else
 __asm__(".text\n"
         ".globl walk, walk_at, walk_top\nwalk:\n"
@@ -68,7 +69,6 @@ __asm__(".text\n"
         " push %edi\n mov 8(%esp), %edi\n xor %eax, %eax\n"
         "1: call 2f\n dec %edi\n jnz 1b\n pop %edi\n ret\n"
         "2: add %edi, %eax\n ret\n");
-#define WORD 4
 #endif
 
 static sigjmp_buf back;
@@ -87,9 +87,7 @@ static void on_alarm_flag(int sig)
     alarms++;
 }
 
-/* The walk's buffer: WORDS words, then a PROT_NONE page. */
-#define PAGE 4096
-#define WORDS (16 * PAGE / WORD)
+/* The walk's buffer: 16 pages of words, then a PROT_NONE page. */
 static uintptr_t *buf;
 
 static void on_segv(int sig, siginfo_t *si, void *ctx)
@@ -183,7 +181,7 @@ static unsigned run_smc(void *code, unsigned rounds)
 
 static void self_modifying_loop(void)
 {
-    uint8_t *code = mmap(NULL, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
+    uint8_t *code = mmap(NULL, GUARD_PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (code == MAP_FAILED) {
         printf("smc: mmap failed\n");
@@ -195,33 +193,23 @@ static void self_modifying_loop(void)
         printf("smc: %u rounds: %u, jcc now %02x, imm %u\n", rounds, r, code[10],
                (unsigned)code[1] | (unsigned)code[2] << 8);
     }
-    munmap(code, PAGE);
+    munmap(code, GUARD_PAGE);
 }
 
 static void fault_after_many_rounds(void)
 {
-    uint8_t *m = mmap(NULL, 17 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) {
+    buf = guarded_words(16);
+    if (!buf) {
         printf("walk: mmap failed\n");
         return;
     }
-    mprotect(m + 16 * PAGE, PAGE, PROT_NONE);
-    buf = (uintptr_t *)m;
-    for (unsigned i = 0; i < WORDS; i++)
-        buf[i] = (uintptr_t)i * 2654435761u;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_sigaction = on_segv;
-    sa.sa_flags = SA_SIGINFO;
-    sigaction(SIGSEGV, &sa, NULL);
+    segv_to(on_segv);
     if (sigsetjmp(back, 1) == 0) {
         walk(buf);
         printf("walk: no fault\n");
     }
-    sa.sa_handler = SIG_DFL;
-    sa.sa_flags = 0;
-    sigaction(SIGSEGV, &sa, NULL);
-    munmap(m, 17 * PAGE);
+    segv_to(NULL);
+    guarded_words_free(buf, 16);
 }
 
 int main(void)

@@ -6,7 +6,8 @@
  * chained (cpu/chain.h), with and without side exits, counts the same run
  * chained, hooked and stepped.  argv[1] is the folder of the guest programs
  * (tests/guest/trace_asm64.S, hello_asm64.S, hello_asm32.S,
- * x87flags_asm64.S, chain_asm64.S, sideexit_asm64.S).  Check runs each test in its own process:
+ * x87flags_asm64.S, chain_asm64.S, sideexit_asm64.S,
+ * selfloop_asm64.S).  Check runs each test in its own process:
  * hooks are process-wide. */
 #include <check.h>
 #include <fcntl.h>
@@ -470,6 +471,19 @@ START_TEST(side_exits_count_every_instruction)
 }
 END_TEST
 
+/* selfloop_asm64: loops of one block each (a fused Jcc that is a side exit
+ * and a LOOP that ends its block, both back to their block's start),
+ * longer than a chain. */
+#define SELFLOOP_INSNS 13006
+#define SELFLOOP_STATUS 204
+_Static_assert(SELFLOOP_INSNS > 8 * CHAIN_MAX_INSNS, "the loops run longer than a chain");
+
+START_TEST(self_loops_count_every_instruction)
+{
+    counts_chained_hooked_stepped("selfloop_asm64", SELFLOOP_INSNS, SELFLOOP_STATUS);
+}
+END_TEST
+
 /* exact_fatal_faults: the flags of the ADD before the load that kills the
  * guest (faultflags_asm64), as the kernel would have them in a core dump. */
 START_TEST(exact_flags_after_a_fatal_fault)
@@ -530,6 +544,7 @@ int main(int argc, char **argv)
     tcase_add_test(t, hooks_keep_x87_flags);
     tcase_add_test(t, chained_run_counts_every_instruction);
     tcase_add_test(t, side_exits_count_every_instruction);
+    tcase_add_test(t, self_loops_count_every_instruction);
     tcase_add_test(t, exact_flags_after_a_fatal_fault);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
