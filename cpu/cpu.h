@@ -246,11 +246,18 @@ _Static_assert(sizeof(struct op) == 32, "keep the decoded op at 32 bytes");
 /* The end of every handler that does not end its block: go on with the
  * next op (a sibling call: a jump, not a nested frame; a block holds at
  * most BLOCK_MAX_OPS + 1 ops, which bounds the depth when a build does not
- * optimise it).  Storing the op is all the rip bookkeeping an op costs. */
+ * optimise it).  Storing the op is all the rip bookkeeping an op costs.
+ * The empty asm makes the compiler step the op pointer in its own register
+ * and jump through the op's first word (add, store, jmp *(reg)), where it
+ * would otherwise load the handler and the next op into two more registers
+ * and move one back (5 host instructions per op instead of 3; sha256_32's
+ * Ir -7.8%). */
 #define NEXT(c, op)                                                                     \
     do {                                                                                \
-        (c)->cur = (op) + 1;                                                            \
-        (op)[1].fn((c), (op) + 1);                                                      \
+        __typeof__((op) + 1) next_ = (op) + 1;                                          \
+        __asm__("" : "+r"(next_));                                                      \
+        (c)->cur = next_;                                                               \
+        next_->fn((c), next_);                                                          \
         return;                                                                         \
     } while (0)
 
