@@ -164,6 +164,36 @@ static inline __attribute__((always_inline)) void chain_taken(struct cpu *c, con
         return;                                                                         \
     } while (0)
 
+/* The slow side of chain_indirect (cpu/exec.c): the block at c->rip from
+ * the slot's second link or the cache, made the first link; then a hop,
+ * or back to the loop. */
+void chain_indirect_miss(struct cpu *c, struct chain_slot *s);
+
+/* The end of an indirect JMP/CALL op (its block's last op), with c->rip
+ * at the target: the slot's links hold the blocks of its last two targets
+ * (taken the last, fall the one before; neither is used otherwise by a
+ * block that ends with an indirect branch), and the hop goes straight on
+ * when the target is the last one again: a PLT stub's GOT entry, a
+ * function pointer called in a loop, an interpreter's dispatch jump
+ * repeating an opcode.  Each such op has its own host indirect jump, where
+ * the dispatch loop's one call site served every indirect branch.
+ * Attention is tested as well as the budget: code another thread rewrote
+ * is dropped at the loop, and its writer raised attention before any store
+ * that tells this thread to call it (a JIT publishing a function), which
+ * x86's load ordering makes visible here, where the budget's zero can be
+ * overwritten by the loop starting a chain (cpu_attention_raise). */
+static inline __attribute__((always_inline)) void chain_indirect(struct cpu *c, const struct op *op)
+{
+    struct chain_slot *s = chain_slot_of(op);
+    struct block *n = s->taken;
+    if (n != NULL && n->start == c->rip && s->epoch == c->chain_epoch && chain_may_hop(c) &&
+        LIKELY(__atomic_load_n(&c->attention, __ATOMIC_RELAXED) == 0)) {
+        chain_enter(c, s->nops, n);
+        return;
+    }
+    chain_indirect_miss(c, s);
+}
+
 /* The end of a RET (op): the block the return-address ring predicted
  * (cpu/ras.h), when it is the one at c->rip and current. */
 static inline __attribute__((always_inline)) void chain_return(struct cpu *c, const struct op *op)

@@ -320,6 +320,25 @@ void chain_miss(struct cpu *c, struct chain_slot *s, const struct op *br)
     chain_enter(c, 0, n);
 }
 
+void chain_indirect_miss(struct cpu *c, struct chain_slot *s)
+{
+    if (!s->chains || !chain_may_hop(c) || c->attention)
+        return; /* a single step or a hooked block; or the loop's turn */
+    if (s->epoch != c->chain_epoch) {
+        s->fall = s->taken = NULL;
+        s->epoch = c->chain_epoch;
+    }
+    /* As chain_miss: counted before the lookup, which may fault. */
+    c->icount += s->nops;
+    c->cur = &cpu_op_exact;
+    struct block *n = s->fall;
+    if (n == NULL || n->start != c->rip)
+        n = cpu_block_lookup(c, c->rip);
+    s->fall = s->taken;
+    s->taken = n;
+    chain_enter(c, 0, n);
+}
+
 static void run_blocks(struct cpu *c)
 {
     /* The thread's own cache: it stays while the thread runs. */

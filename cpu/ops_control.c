@@ -29,11 +29,16 @@ static inline uint64_t pop_word(struct cpu *c)
 int dec_condition(ZydisMnemonic m);
 
 static void op_jmp(struct cpu *c, const struct op *op) { CHAIN_BRANCH(c, op, true); }
-static void op_jmp_r(struct cpu *c, const struct op *op) { c->rip = target_mask(c, GPR64(c, op->r1)); }
+static void op_jmp_r(struct cpu *c, const struct op *op)
+{
+    c->rip = target_mask(c, GPR64(c, op->r1));
+    chain_indirect(c, op);
+}
 static void op_jmp_m(struct cpu *c, const struct op *op)
 {
     uint64_t a = op_ea(c, op);
     c->rip = c->bits == 64 ? load64(c, a) : load32(c, a);
+    chain_indirect(c, op);
 }
 /* Jcc: one handler per condition, so that cpu_cond() folds to the test
  * of that condition alone.  Flags that cpu_cond() does not read inline go
@@ -68,6 +73,7 @@ static const cpu_handler jcc_h[16] = { CPU_CONDITIONS(JCC_ENTRY) };
         if (chained)                                                                    \
             CHAIN_BRANCH(c, op, true); /* t is op->imm */                               \
         c->rip = t;                                                                     \
+        chain_indirect(c, op);                                                          \
     }                                                                                   \
     static void op_##name##_ras(struct cpu *c, const struct op *op)                     \
     {                                                                                   \
@@ -77,6 +83,7 @@ static const cpu_handler jcc_h[16] = { CPU_CONDITIONS(JCC_ENTRY) };
         if (chained)                                                                    \
             CHAIN_BRANCH(c, op, true); /* t is op->imm */                               \
         c->rip = t;                                                                     \
+        chain_indirect(c, op);                                                          \
     }
 static inline uint64_t call_m_target(struct cpu *c, const struct op *op)
 {

@@ -5,7 +5,9 @@
  * operand or at its target must all behave as natively.  Also: a switch's
  * jump table (JMP through memory or a register, by build), calls through
  * the PLT (a lazily bound GOT slot changes its target after the first
- * call). */
+ * call), one call site's targets in patterns (cpu/chain.h chain_indirect
+ * keeps the last two), a computed-goto bytecode loop, and a called page
+ * mapped again with other code. */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
@@ -82,6 +84,84 @@ static long rewritten_target(void)
         __builtin___clear_cache((char *)page, (char *)page + 6);
         for (int k = 0; k < 5; k++)
             sum += fp();
+    }
+    munmap(page, 4096);
+    return sum;
+}
+
+/* ------------------------------------------------------------ target patterns
+ * One call site, whose last two targets elfemu keeps: the same target
+ * again, two in turn, three in turn (never one of the last two), and a
+ * pattern that mixes them. */
+NOINLINE static long add_one(long x) { return x + 1; }
+NOINLINE static long times_three(long x) { return x * 3; }
+NOINLINE static long flip(long x) { return x ^ 0x5555; }
+
+static long call_patterns(void)
+{
+    static long (*const fns[3])(long) = { add_one, times_three, flip };
+    static const char *const patterns[] = { "000000", "010101", "012012", "0010220112" };
+    long (*volatile fp)(long);
+    long sum = 0;
+    for (unsigned p = 0; p < sizeof(patterns) / sizeof(patterns[0]); p++)
+        for (int round = 0; round < 400; round++)
+            for (const char *c = patterns[p]; *c; c++) {
+                fp = fns[*c - '0'];
+                sum = fp(sum) & 0xffffffff;
+            }
+    return sum;
+}
+
+/* A bytecode loop dispatched by computed gotos: each handler ends with its
+ * own JMP through a register, whose next target depends on the program. */
+static long threaded_code(void)
+{
+    static const unsigned char prog[] = { 0, 1, 0, 2, 1, 3, 0, 0, 2, 4 };
+    static void *const labels[] = { &&inc, &&dbl, &&sub, &&mix, &&end };
+    long acc = 1, sum = 0;
+    for (int round = 0; round < 3000; round++) {
+        const unsigned char *pc = prog;
+        goto *labels[*pc];
+    inc:
+        acc++;
+        goto *labels[*++pc];
+    dbl:
+        acc = (acc * 2) & 0xffffff;
+        goto *labels[*++pc];
+    sub:
+        acc -= 3;
+        goto *labels[*++pc];
+    mix:
+        acc ^= round;
+        goto *labels[*++pc];
+    end:
+        sum += acc;
+    }
+    return sum;
+}
+
+/* A called page unmapped and mapped again at the same address with other
+ * code: the call site's remembered target block is of the old mapping. */
+static long remapped_target(void)
+{
+    unsigned char *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (page == MAP_FAILED)
+        return -1;
+    static int (*volatile fp)(void);
+    fp = (int (*)(void))page;
+    long sum = 0;
+    for (int i = 1; i <= 50; i++) {
+        unsigned char code[6] = { 0xb8, 0, 0, 0, 0, 0xc3 }; /* mov $i, %eax; ret */
+        memcpy(code + 1, &i, 4);
+        memcpy(page, code, sizeof(code));
+        mprotect(page, 4096, PROT_READ | PROT_EXEC);
+        for (int k = 0; k < 4; k++)
+            sum += fp();
+        munmap(page, 4096);
+        if (mmap(page, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != page)
+            return -2;
     }
     munmap(page, 4096);
     return sum;
@@ -169,6 +249,9 @@ int main(void)
     printf("switches: %u\n", switches());
     printf("plt: %ld\n", plt_calls());
     printf("rewritten: %ld\n", rewritten_target());
+    printf("call patterns: %ld\n", call_patterns());
+    printf("threaded code: %ld\n", threaded_code());
+    printf("remapped: %ld\n", remapped_target());
     faults();
     return 0;
 }

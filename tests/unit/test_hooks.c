@@ -7,7 +7,7 @@
  * chained, hooked and stepped.  argv[1] is the folder of the guest programs
  * (tests/guest/trace_asm64.S, hello_asm64.S, hello_asm32.S,
  * x87flags_asm64.S, chain_asm64.S, sideexit_asm64.S,
- * selfloop_asm64.S).  Check runs each test in its own process:
+ * selfloop_asm64.S, indirect_asm64.S).  Check runs each test in its own process:
  * hooks are process-wide. */
 #include <check.h>
 #include <fcntl.h>
@@ -484,6 +484,19 @@ START_TEST(self_loops_count_every_instruction)
 }
 END_TEST
 
+/* indirect_asm64: CALL through a register to four targets in turn, JMP
+ * through a register and through memory (cpu/chain.h chain_indirect),
+ * longer than a chain. */
+#define INDIRECT_INSNS 28506
+#define INDIRECT_STATUS 76
+_Static_assert(INDIRECT_INSNS > 8 * CHAIN_MAX_INSNS, "the rounds run longer than a chain");
+
+START_TEST(indirect_branches_count_every_instruction)
+{
+    counts_chained_hooked_stepped("indirect_asm64", INDIRECT_INSNS, INDIRECT_STATUS);
+}
+END_TEST
+
 /* exact_fatal_faults: the flags of the ADD before the load that kills the
  * guest (faultflags_asm64), as the kernel would have them in a core dump. */
 START_TEST(exact_flags_after_a_fatal_fault)
@@ -545,6 +558,7 @@ int main(int argc, char **argv)
     tcase_add_test(t, chained_run_counts_every_instruction);
     tcase_add_test(t, side_exits_count_every_instruction);
     tcase_add_test(t, self_loops_count_every_instruction);
+    tcase_add_test(t, indirect_branches_count_every_instruction);
     tcase_add_test(t, exact_flags_after_a_fatal_fault);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
