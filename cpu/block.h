@@ -124,6 +124,10 @@ static inline uint32_t meta_live_before(const struct op_meta *m, uint32_t live_a
  * (cpu/exec.c).  Called from the host fault handler. */
 void cpu_code_written(uint64_t addr);
 
+/* The handler cpu_code_written gives the ops after the current one: a
+ * fused op whose first half stores tests its next op for it. */
+void op_code_written(struct cpu *c, const struct op *op);
+
 /* Decode one instruction (cpu/decode.c); meta may be NULL. */
 unsigned cpu_decode_one(struct cpu *c, uint64_t rip, const uint8_t *bytes, unsigned avail,
                         struct op *op, bool *ends_block, struct op_meta *meta);

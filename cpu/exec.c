@@ -181,7 +181,7 @@ static __thread struct cpu *cpu_running;
  * instruction before it that had not run yet) the guest overwrote: rip
  * exact at op, the instructions from op on not counted; the loop then
  * drops the block and decodes the new bytes. */
-static void op_code_written(struct cpu *c, const struct op *op)
+void op_code_written(struct cpu *c, const struct op *op)
 {
     c->icount -= (uint64_t)(c->blk->ops + c->blk->nops - op);
     cpu_rip_set(c, cpu_rip(c));

@@ -42,17 +42,39 @@ static inline __attribute__((always_inline)) void wr(struct cpu *c, uint8_t off,
     }
 }
 
-/* The memory operand in form am (cpu/mem.h ADDR_MODES), at width w. */
-static inline __attribute__((always_inline)) uint64_t ld(struct cpu *c, const struct op *op,
-                                                         unsigned am, unsigned w)
+/* Host memory at width w. */
+static inline __attribute__((always_inline)) uint64_t ld_w(const void *p, unsigned w)
 {
-    const void *p = am_ptr(c, op, am);
     switch (w) {
     case 0: return ld8(p);
     case 1: return ld16(p);
     case 2: return ld32(p);
     default: return ld64(p);
     }
+}
+
+static inline __attribute__((always_inline)) void st_w(void *p, unsigned w, uint64_t v)
+{
+    switch (w) {
+    case 0: st8(p, (uint8_t)v); break;
+    case 1: st16(p, (uint16_t)v); break;
+    case 2: st32(p, (uint32_t)v); break;
+    default: st64(p, v); break;
+    }
+}
+
+/* The memory operand in form am (cpu/mem.h ADDR_MODES), at width w. */
+static inline __attribute__((always_inline)) uint64_t ld(struct cpu *c, const struct op *op,
+                                                         unsigned am, unsigned w)
+{
+    return ld_w(am_ptr(c, op, am), w);
+}
+
+/* The first instruction writes its result to memory: SUB/ADD [m], imm
+ * (CPython's reference counts: "subq $1, (%rdi); jne"). */
+static inline bool writes_mem(unsigned kind, unsigned form)
+{
+    return (form == F_MI || form == F_MR) && kind != K_CMP && kind != K_TEST;
 }
 
 /* An operation's operands: loads first (a fault leaves nothing changed). */
@@ -85,6 +107,7 @@ static inline __attribute__((always_inline)) uint64_t result(unsigned kind, uint
  * the CF that INC/DEC keep. */
 struct half {
     uint64_t d, s, r;
+    uint32_t lf; /* the kind of its flags record (LF_*) and width */
     bool old_cf;
 };
 
@@ -98,7 +121,13 @@ static inline __attribute__((always_inline)) void first_half(struct cpu *c, cons
                                                              bool need_cf, struct half *h)
 {
     uint64_t d, s;
-    operands(c, op, form, am, w, &d, &s);
+    void *p = NULL;
+    if (writes_mem(kind, form)) { /* as the single handler: load, store, record */
+        p = am_ptr(c, op, am);
+        d = ld_w(p, w);
+        s = form == F_MI ? (uint64_t)op->imm : rd(c, op->r2, w);
+    } else
+        operands(c, op, form, am, w, &d, &s);
     uint64_t r = result(kind, d, s);
     uint32_t lf;
     switch (kind) {
@@ -111,13 +140,16 @@ static inline __attribute__((always_inline)) void first_half(struct cpu *c, cons
     h->old_cf = false;
     if ((kind == K_INC || kind == K_DEC) && (need_cf || !(op->flags & OPF_NOFLAGS)))
         h->old_cf = cpu_cf(c);
-    if (kind != K_CMP && kind != K_TEST)
+    if (writes_mem(kind, form))
+        st_w(p, w, r);
+    else if (kind != K_CMP && kind != K_TEST)
         wr(c, op->r1, w, r);
     /* the record the single handler leaves (only what its kind's flags
      * are computed from) */
     if (!(op->flags & OPF_NOFLAGS))
         lf_commit(c, op, &(struct lfrec){ lf + w, d, s, r, h->old_cf });
     uint64_t m = lf_width_mask(w);
+    h->lf = lf + w;
     h->d = d & m;
     h->s = s & m;
     h->r = r & m;
@@ -191,17 +223,36 @@ static inline __attribute__((always_inline)) bool cond_any(unsigned kind, unsign
 
 static inline bool reads_cf(unsigned cc) { return (cc >> 1) == 1 || (cc >> 1) == 3; }
 
+/* The store of a memory-destination first half rewrote the bytes of the
+ * block at or after the Jcc (cpu_code_written made the ops after this one
+ * op_code_written): leave at the Jcc, which runs from its new bytes, with
+ * the flags record made even where the old Jcc's made it dead, since the
+ * new instruction may read it. */
+static __attribute__((noinline)) void jcc_rewritten(struct cpu *c, const struct op *op,
+                                                    const struct half *h)
+{
+    lf_commit(c, &(struct op){ .flags = 0 }, &(struct lfrec){ h->lf, h->d, h->s, h->r, h->old_cf });
+    NEXT(c, op);
+}
+
 /* Jcc and SETcc r8: one handler per condition class, so that the condition
  * folds to one comparison.  A Jcc's target is in the op that follows (its
  * fall-through is c->rip: the Jcc ends the block); SETcc's register is in
  * x2, and the pair goes on after the op that follows. */
-#define GEN_CLASS(kind, form, am, sfx, w, cls)                                          \
+#define GEN_JCC_CLASS(kind, form, am, sfx, w, cls)                                      \
     static void fj_##kind##_##form##_##w##_##cls##_##sfx(struct cpu *c, const struct op *op) \
     {                                                                                   \
         struct half h;                                                                  \
         first_half(c, op, kind, form, am, w, reads_cf(cls << 1), &h);                   \
+        if (writes_mem(kind, form) && UNLIKELY(op[1].fn == op_code_written))            \
+        {                                                                               \
+            jcc_rewritten(c, op, &h);                                                   \
+            return;                                                                     \
+        }                                                                               \
         CHAIN_BRANCH(c, op + 1, cond_class(kind, w, cls, &h) != (op->x1 & 1));          \
-    }                                                                                   \
+    }
+#define GEN_CLASS(kind, form, am, sfx, w, cls)                                          \
+    GEN_JCC_CLASS(kind, form, am, sfx, w, cls)                                          \
     static void fs_##kind##_##form##_##w##_##cls##_##sfx(struct cpu *c, const struct op *op) \
     {                                                                                   \
         struct half h;                                                                  \
@@ -276,6 +327,16 @@ static unsigned class_handler(unsigned kind, unsigned cls)
 #define FUSED_PAIRS(X) FUSED_REG_FORMS(REG_FORM, X) FUSED_MEM_FORMS(MEM_FORM, X)
 FUSED_PAIRS(GEN_FUSED)
 
+/* Memory-destination writers, before a Jcc only, in the x86_64 address
+ * forms at 32 and 64 bits: SUB/ADD [m], imm (CPython's reference counts,
+ * "subq $1, (%rdi); jne").  MEMDST_PAIRS(X): X(kind, form, am, sfx, w). */
+#define MEMDST_FORM(X, kind, form)                                                      \
+    X(kind, form, AM_B64, b64, 2) X(kind, form, AM_B64, b64, 3)                         \
+    X(kind, form, AM_X64, x64, 2) X(kind, form, AM_X64, x64, 3)
+#define MEMDST_PAIRS(X) MEMDST_FORM(X, K_SUB, F_MI) MEMDST_FORM(X, K_ADD, F_MI)
+#define GEN_MEMDST(kind, form, am, sfx, w) CLASSES_##kind(GEN_JCC_CLASS, kind, form, am, sfx, w)
+MEMDST_PAIRS(GEN_MEMDST)
+
 /* BT reg,reg and reg,imm followed by JB/JAE (condition class 1: CF is the
  * bit tested).  BT replaces CF alone over whatever the flags were, as its
  * own handler does (cpu_set_arith); the other conditions read flags BT
@@ -344,13 +405,14 @@ NOFLAGS_ALONE(GEN_NOFLAGS)
  * and the dense arrays are small. */
 #define ENTRY_ID(kind, form, am, sfx, w) E_##kind##_##form##_##w##_##sfx,
 #define NF_ENTRY_ID(kind, form, am, sfx, w) N_##kind##_##form##_##w##_##sfx,
-enum { E_NONE, FUSED_PAIRS(ENTRY_ID) BT_PAIRS(ENTRY_ID) NFUSED };
+enum { E_NONE, FUSED_PAIRS(ENTRY_ID) BT_PAIRS(ENTRY_ID) MEMDST_PAIRS(ENTRY_ID) NFUSED };
 enum { N_NONE, NOFLAGS_ALONE(NF_ENTRY_ID) NNOFLAGS };
 _Static_assert(NFUSED <= 256 && NNOFLAGS <= 256, "the indexes hold uint8_t");
 
 #define INDEX(kind, form, am, sfx, w) [kind][form][am][w] = E_##kind##_##form##_##w##_##sfx,
 #define NF_INDEX(kind, form, am, sfx, w) [kind][form][am][w] = N_##kind##_##form##_##w##_##sfx,
-static const uint8_t fused_index[NKINDS][NFORMS][AM_COUNT][4] = { FUSED_PAIRS(INDEX) BT_PAIRS(INDEX) };
+static const uint8_t fused_index[NKINDS][NFORMS][AM_COUNT][4] = { FUSED_PAIRS(INDEX) BT_PAIRS(INDEX)
+                                                                      MEMDST_PAIRS(INDEX) };
 static const uint8_t noflags_index[NKINDS][NFORMS][AM_COUNT][4] = { NOFLAGS_ALONE(NF_INDEX) };
 
 /* A condition class's slot (parity, class 5, is not fused). */
@@ -369,7 +431,9 @@ static const struct fused_handlers {
         .cmov = fc_##kind##_##form##_##w##_##sfx },
 #define BT_ENTRY(kind, form, am, sfx, w)                                                \
     [E_##kind##_##form##_##w##_##sfx] = { .jcc = { [SLOT(1)] = fj_##kind##_##form##_##w##_1_##sfx } },
-    FUSED_PAIRS(ENTRY) BT_PAIRS(BT_ENTRY)
+#define JCC_ENTRY(kind, form, am, sfx, w)                                               \
+    [E_##kind##_##form##_##w##_##sfx] = { .jcc = { CLASSES_##kind(JCC_SLOT, kind, form, am, sfx, w) } },
+    FUSED_PAIRS(ENTRY) BT_PAIRS(BT_ENTRY) MEMDST_PAIRS(JCC_ENTRY)
 };
 #define NF_ENTRY(kind, form, am, sfx, w) [N_##kind##_##form##_##w##_##sfx] = nf_##kind##_##form##_##w##_##sfx,
 static const cpu_handler noflags[NNOFLAGS] = { NOFLAGS_ALONE(NF_ENTRY) };
