@@ -61,16 +61,8 @@ static inline __attribute__((always_inline)) uint64_t mhalf(struct cpu *c, const
         st8(p, GPR8(c, op->r2));
         return 0;
     }
-    if (kind == PK_ADDMI) { /* load, add, store, then the flags record */
-        void *p = mem_at(c, op, am, second);
-        struct lfrec f;
-        k_add(w64 ? 3 : 2, w64 ? ld64(p) : ld32(p), (uint64_t)op->imm, 0, &f);
-        if (w64)
-            st64(p, f.r);
-        else
-            st32(p, (uint32_t)f.r);
-        if (!nf)
-            lf_commit(c, op, &f);
+    if (kind == PK_ADDMI) {
+        add_mem_imm(c, op, mem_at(c, op, am, second), w64, nf);
         return 0;
     }
     if (kind == PK_LDZX8) {

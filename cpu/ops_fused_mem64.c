@@ -54,12 +54,16 @@ static inline __attribute__((always_inline)) uint64_t half64(struct cpu *c, cons
         return wr(c, op->r1, 1, ld8(mem_at(c, op, am, second)));
     case PK64_MOVSXD:
         return wr(c, op->r1, 1, (uint64_t)(int64_t)(int32_t)rd(c, l, op->r2, 0));
+    case PK_ADDMI: /* its record unless OPF_NOFLAGS (lf_commit) */
+        add_mem_imm(c, op, mem_at(c, op, am, second), w64, 0);
+        return 0;
     default:
         return half(c, l, op, kind, w64, 0);
     }
 }
 
-#define LINK64(op, kind) ((unsigned)(kind) == (unsigned)PK64_ST ? SLOT_ZERO : (op)->r1)
+#define LINK64(op, kind)                                                                \
+    ((unsigned)(kind) == (unsigned)PK64_ST || (unsigned)(kind) == (unsigned)PK_ADDMI ? SLOT_ZERO : (op)->r1)
 
 /* The pairs: X(first kind, its address form, its width (1: 64-bit), second
  * kind, form, width, name); AM_ANY for a register kind.  From the pairs
@@ -88,6 +92,7 @@ static inline __attribute__((always_inline)) uint64_t half64(struct cpu *c, cons
     X(PK_LEA, AM_ANY, 1, PK64_LD, AM_B64, 1, lea_ldq)                                   \
     X(PK64_LD, AM_B64, 1, PK_MOV, AM_ANY, 1, ldq_movq)                                  \
     X(PK64_LD, AM_B64, 1, PK_MOV, AM_ANY, 0, ldq_movl)                                  \
+    X(PK_ADDMI, AM_B64, 1, PK64_ST, AM_B64, 1, addmiq_stq) /* Py_INCREF, then a store */ \
     /* gzip -9 (longest_match's hash chain) */                                          \
     X(PK_ANDI, AM_ANY, 0, PK64_LDZX16, AM_X64, 0, andil_ldzwx)                          \
     X(PK64_MOVSXD, AM_ANY, 1, PK_MOV, AM_ANY, 0, movsxd_movl)                           \

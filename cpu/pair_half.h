@@ -113,6 +113,21 @@ static inline __attribute__((always_inline)) uint64_t shift(struct cpu *c, const
     return r;
 }
 
+/* ADD [m], imm at host address p, as its single handler: load, add,
+ * store, then the flags record (unless nf: dead). */
+static inline __attribute__((always_inline)) void add_mem_imm(struct cpu *c, const struct op *op,
+                                                              void *p, unsigned w64, unsigned nf)
+{
+    struct lfrec f;
+    k_add(w64 ? 3 : 2, w64 ? ld64(p) : ld32(p), (uint64_t)op->imm, 0, &f);
+    if (w64)
+        st64(p, f.r);
+    else
+        st32(p, (uint32_t)f.r);
+    if (!nf)
+        lf_commit(c, op, &f);
+}
+
 /* One instruction of a pair, as its own handler runs it (less the NEXT),
  * with the register l (if any) read from l; returns its destination's 64
  * bits.  nf: its flags are dead (pair_block() checked OPF_NOFLAGS). */

@@ -67,6 +67,9 @@ uint64_t rip_word __attribute__((used));
     X(lea_ldzwx, "lea 1(%[i]), %q[a]\n\tmovzwl (%[p],%q[a],2), %k[b]")                 \
     X(ldzb_lea, "movzbl 9(%[p]), %k[a]\n\tlea 1(%q[a],%q[b],4), %q[b]")                \
     X(ldzbq_lea, "movzbq 15(%[p]), %q[a]\n\tlea -1(%q[a]), %q[a]")                     \
+    X(addmiq_stq, "addq $1, 8(%[p])\n\tmov %q[a], 16(%[p])")                          \
+    X(addmiq_stq_same, "addq $-1, 8(%[p])\n\tmov %q[b], 8(%[p])")                     \
+    X(addmiq_stq_part, "addq $0x7fffffff, 8(%[p])\n\tmov %q[a], 12(%[p])")            \
     /* not pairs: CF after NEG as ADC and SBB read it (cpu/flags.h cpu_cf) */           \
     X(neg8_sbb, "neg %b[a]\n\tsbb %k[b], %k[b]")                                      \
     X(neg16_sbb, "neg %w[a]\n\tsbb %b[b], %b[b]")                                     \
@@ -152,6 +155,8 @@ static void run(void)
     X(ldzw_ldqx_second, "movzwl 4(%rsp), %eax\n mov (%rcx,%rax,8), %rdx\n")              \
     X(lea_ldqx_second, "lea 8(%rax,%rax,1), %rdx\n mov (%rcx,%rdx,8), %rax\n")                 \
     X(ldl_andil_first, "mov 4(%rcx), %eax\n and $0xff, %eax\n")                         \
+    X(addmiq_stq_first, "addq $1, 8(%rcx)\n mov %rax, (%rsp)\n")                      \
+    X(addmiq_stq_second, "addq $1, (%rsp)\n mov %rax, 8(%rcx)\n")                     \
     X(ldzb_lea_first, "movzbl 5(%rcx), %eax\n lea 1(%rax,%rdx,4), %rdx\n")
 #define DECLARE_FAULT(name, text) void f_##name(void *bad);
 FAULT_ROUTINES(DECLARE_FAULT)
