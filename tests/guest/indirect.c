@@ -65,23 +65,35 @@ static long plt_calls(void)
 
 /* ------------------------------------------------------------ rewritten targets */
 
-/* A function on a writable page, B8 imm32 C3 (mov $imm, %eax; ret) in
- * both modes, called through a pointer in memory and in a register and
- * rewritten between calls. */
+/* A page for code (fixed: at that address), or NULL. */
+static unsigned char *rwx_page(void *fixed)
+{
+    void *p = mmap(fixed, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+                   MAP_PRIVATE | MAP_ANONYMOUS | (fixed ? MAP_FIXED : 0), -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+/* A function returning imm: B8 imm32 C3 (mov $imm, %eax; ret) in both modes. */
+static void put_return(unsigned char *page, int imm)
+{
+    page[0] = 0xb8;
+    memcpy(page + 1, &imm, 4);
+    page[5] = 0xc3;
+    __builtin___clear_cache((char *)page, (char *)page + 6);
+}
+
+/* Such a function on a writable page, called through a pointer in memory
+ * and in a register and rewritten between calls. */
 static long rewritten_target(void)
 {
-    unsigned char *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
-                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (page == MAP_FAILED)
+    unsigned char *page = rwx_page(NULL);
+    if (!page)
         return -1;
     static int (*volatile fp)(void);
     fp = (int (*)(void))page;
     long sum = 0;
     for (int i = 0; i < 300; i++) {
-        page[0] = 0xb8;
-        memcpy(page + 1, &i, 4);
-        page[5] = 0xc3;
-        __builtin___clear_cache((char *)page, (char *)page + 6);
+        put_return(page, i);
         for (int k = 0; k < 5; k++)
             sum += fp();
     }
@@ -144,23 +156,19 @@ static long threaded_code(void)
  * code: the call site's remembered target block is of the old mapping. */
 static long remapped_target(void)
 {
-    unsigned char *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
-                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (page == MAP_FAILED)
+    unsigned char *page = rwx_page(NULL);
+    if (!page)
         return -1;
     static int (*volatile fp)(void);
     fp = (int (*)(void))page;
     long sum = 0;
     for (int i = 1; i <= 50; i++) {
-        unsigned char code[6] = { 0xb8, 0, 0, 0, 0, 0xc3 }; /* mov $i, %eax; ret */
-        memcpy(code + 1, &i, 4);
-        memcpy(page, code, sizeof(code));
+        put_return(page, i);
         mprotect(page, 4096, PROT_READ | PROT_EXEC);
         for (int k = 0; k < 4; k++)
             sum += fp();
         munmap(page, 4096);
-        if (mmap(page, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != page)
+        if (rwx_page(page) != page)
             return -2;
     }
     munmap(page, 4096);

@@ -445,55 +445,34 @@ static void counts_chained_hooked_stepped(const char *guest, uint64_t insns, int
     elfemu_destroy(vm);
 }
 
-/* chain_asm64: a loop of short blocks (CALL and RET, fused branches both
- * ways, JMP) longer than a chain (CHAIN_MAX_INSNS), of known count. */
-#define CHAIN_INSNS 8505
-#define CHAIN_STATUS 252
-_Static_assert(CHAIN_INSNS > 4 * CHAIN_MAX_INSNS, "the loop runs longer than a chain");
+/* The guests counted chained, hooked and stepped: loops longer than a
+ * chain (CHAIN_MAX_INSNS, 1024), so that chains also end at their budget
+ * inside them, of known instruction counts and exit statuses.
+ *  - chain_asm64: short blocks (CALL and RET, fused branches both ways, JMP);
+ *  - sideexit_asm64: blocks that side exits leave early (fused and plain Jcc,
+ *    JRCXZ, LOOP: chain_miss takes off what the block did not run): 24001
+ *    instructions in 3000 rounds (7, 8, 8 and 9 by path), 2 before, 3 after;
+ *  - selfloop_asm64: loops of one block each (a fused Jcc that is a side
+ *    exit and a LOOP that ends its block, both back to their block's start);
+ *  - indirect_asm64: CALL through a register to four targets in turn, JMP
+ *    through a register and through memory (cpu/chain.h chain_indirect). */
+static const struct counted_guest {
+    const char *name;
+    uint64_t insns;
+    int status;
+} counted_guests[] = {
+    { "chain_asm64", 8505, 252 },
+    { "sideexit_asm64", 24006, 5 },
+    { "selfloop_asm64", 13006, 204 },
+    { "indirect_asm64", 28506, 76 },
+};
+#define N_COUNTED (sizeof(counted_guests) / sizeof(counted_guests[0]))
 
-START_TEST(chained_run_counts_every_instruction)
+START_TEST(chained_hooked_stepped_count_every_instruction)
 {
-    counts_chained_hooked_stepped("chain_asm64", CHAIN_INSNS, CHAIN_STATUS);
-}
-END_TEST
-
-/* sideexit_asm64: blocks that side exits leave early (fused and plain
- * Jcc, JRCXZ, LOOP), so that chains also end at their budget on a side
- * exit (chain_miss takes off what the block did not run).  24001
- * instructions in 3000 rounds (7, 8, 8 and 9 by path), 2 before, 3 after. */
-#define SIDEEXIT_INSNS 24006
-#define SIDEEXIT_STATUS 5
-_Static_assert(SIDEEXIT_INSNS > 16 * CHAIN_MAX_INSNS, "the loop runs longer than a chain");
-
-START_TEST(side_exits_count_every_instruction)
-{
-    counts_chained_hooked_stepped("sideexit_asm64", SIDEEXIT_INSNS, SIDEEXIT_STATUS);
-}
-END_TEST
-
-/* selfloop_asm64: loops of one block each (a fused Jcc that is a side exit
- * and a LOOP that ends its block, both back to their block's start),
- * longer than a chain. */
-#define SELFLOOP_INSNS 13006
-#define SELFLOOP_STATUS 204
-_Static_assert(SELFLOOP_INSNS > 8 * CHAIN_MAX_INSNS, "the loops run longer than a chain");
-
-START_TEST(self_loops_count_every_instruction)
-{
-    counts_chained_hooked_stepped("selfloop_asm64", SELFLOOP_INSNS, SELFLOOP_STATUS);
-}
-END_TEST
-
-/* indirect_asm64: CALL through a register to four targets in turn, JMP
- * through a register and through memory (cpu/chain.h chain_indirect),
- * longer than a chain. */
-#define INDIRECT_INSNS 28506
-#define INDIRECT_STATUS 76
-_Static_assert(INDIRECT_INSNS > 8 * CHAIN_MAX_INSNS, "the rounds run longer than a chain");
-
-START_TEST(indirect_branches_count_every_instruction)
-{
-    counts_chained_hooked_stepped("indirect_asm64", INDIRECT_INSNS, INDIRECT_STATUS);
+    const struct counted_guest *g = &counted_guests[_i];
+    ck_assert_msg(g->insns > 8 * CHAIN_MAX_INSNS, "%s runs longer than a chain", g->name);
+    counts_chained_hooked_stepped(g->name, g->insns, g->status);
 }
 END_TEST
 
@@ -555,10 +534,7 @@ int main(int argc, char **argv)
     tcase_add_test(t, bad_arguments);
     tcase_add_test(t, step_delivers_queued_signals);
     tcase_add_test(t, hooks_keep_x87_flags);
-    tcase_add_test(t, chained_run_counts_every_instruction);
-    tcase_add_test(t, side_exits_count_every_instruction);
-    tcase_add_test(t, self_loops_count_every_instruction);
-    tcase_add_test(t, indirect_branches_count_every_instruction);
+    tcase_add_loop_test(t, chained_hooked_stepped_count_every_instruction, 0, N_COUNTED);
     tcase_add_test(t, exact_flags_after_a_fatal_fault);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
