@@ -8,7 +8,8 @@
  * pairs), RET and the sentinel of a block cut short find the next block
  * through a link they reach in one or two loads, and tail-call its first
  * op themselves: each such handler has its own indirect jump, which the
- * host predicts per branch site.
+ * host predicts per branch site.  An indirect JMP/CALL does the same when
+ * its target is one of its last two (chain_indirect, below).
  *
  * The chain slot: the op-sized slot after a block's last op (where a block
  * cut short has its sentinel) holds the block's links: the block at its

@@ -169,11 +169,6 @@ uint64_t cpu_rip(const struct cpu *c)
     return rip;
 }
 
-/* Run body with guest faults routed back here: a guest access that faults
- * in the host MMU (1) or a handler that raises a fault (2) comes back with
- * the instruction not completed and rip pointing at it.  The fault is then
- * delivered to the guest (sig_fault): with a handler the run goes on from
- * the handler's frame, else the guest dies of it. */
 /* The CPU this thread runs (cpu_code_written). */
 static __thread struct cpu *cpu_running;
 
@@ -202,6 +197,11 @@ void cpu_code_written(uint64_t addr)
         o->fn = op_code_written;
 }
 
+/* Run body with guest faults routed back here: a guest access that faults
+ * in the host MMU (1) or a handler that raises a fault (2) comes back with
+ * the instruction not completed and rip pointing at it.  The fault is then
+ * delivered to the guest (sig_fault): with a handler the run goes on from
+ * the handler's frame, else the guest dies of it. */
 static void run_guarded(struct cpu *c, void (*body)(struct cpu *c))
 {
     sigjmp_buf jmp;
